@@ -1,0 +1,293 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// holdKeyGrace keeps a hold hash a little longer than its expiry score, so the sweep (which uses the caller's
+// clock) rather than Redis' own expiry is what normally ends an abandoned hold.
+const holdKeyGrace = time.Minute
+
+// maxLoadRounds bounds how often one call reloads an account that keeps being forgotten or adjusted under it.
+const maxLoadRounds = 5
+
+// Redis is the Ledger shared by several nodes. Every money movement is one Lua script (one round trip on the
+// hot path, EVALSHA with EVAL fallback), so Reserve is atomic on both accounts and Settle is idempotent.
+// The key layout is documented in redis_scripts.go.
+type Redis struct {
+	rdb    redis.UniversalClient
+	prefix string
+	loader Loader
+	cfg    config
+}
+
+var _ Ledger = (*Redis)(nil)
+
+// NewRedis builds a Redis ledger whose keys all start with prefix (e.g. "tg:"; "{tg}:" on Redis Cluster).
+func NewRedis(client redis.UniversalClient, prefix string, loader Loader, opts ...Option) *Redis {
+	return &Redis{rdb: client, prefix: prefix, loader: loader, cfg: newConfig(opts)}
+}
+
+func (r *Redis) acctKey(kind string, id int64) string {
+	return r.prefix + "bal:" + kind + ":" + strconv.FormatInt(id, 10)
+}
+
+func (r *Redis) nowMS() int64 { return r.cfg.now().UnixMilli() }
+
+// ensure loads one account from SQL unless it is already live. The version check in loadScript discards a
+// value read before a concurrent Forget/Adjust/SetToken, which would otherwise overwrite the newer state.
+func (r *Redis) ensure(ctx context.Context, kind string, id int64) error {
+	load, what := r.loader.LoadUser, "user"
+	if kind == "t" {
+		load, what = r.loader.LoadToken, "token"
+	}
+	key := r.acctKey(kind, id)
+	for range maxLoadRounds {
+		ver, err := r.rdb.HGet(ctx, key, "ver").Result()
+		if errors.Is(err, redis.Nil) {
+			ver = "0"
+		} else if err != nil {
+			return fmt.Errorf("load %s %d: read version: %w", what, id, err)
+		}
+		v, err := load(ctx, id)
+		if err != nil {
+			return fmt.Errorf("load %s %d: %w", what, id, err)
+		}
+		ok, err := loadScript.Run(ctx, r.rdb, []string{key}, v, ver).Int()
+		if err != nil {
+			return fmt.Errorf("load %s %d: store: %w", what, id, err)
+		}
+		if ok == 1 {
+			return nil
+		}
+	}
+	return fmt.Errorf("load %s %d: balance changed %d times during load", what, id, maxLoadRounds)
+}
+
+// ensureNeeded loads the accounts a script reported as not loaded.
+func (r *Redis) ensureNeeded(ctx context.Context, needUser, needToken bool, uid, tid int64) error {
+	if needUser {
+		if err := r.ensure(ctx, "u", uid); err != nil {
+			return err
+		}
+	}
+	if needToken {
+		if err := r.ensure(ctx, "t", tid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reserve implements Ledger.
+func (r *Redis) Reserve(ctx context.Context, reqID string, acct Account, amount int64) error {
+	if err := validateReserve(reqID, acct, amount); err != nil {
+		return err
+	}
+	limited := "0"
+	if acct.TokenLimited {
+		limited = "1"
+	}
+	keys := []string{r.prefix + "hold:" + reqID} // routes the script on a cluster; the script derives the rest
+	for range maxLoadRounds {
+		now := r.nowMS()
+		res, err := reserveScript.Run(ctx, r.rdb, keys,
+			r.prefix, reqID, amount, now, now+r.cfg.holdTTL.Milliseconds(),
+			(r.cfg.holdTTL + holdKeyGrace).Milliseconds(), limited, acct.UserID, acct.TokenID, r.cfg.sweepLimit,
+		).Slice()
+		if err != nil {
+			return fmt.Errorf("reserve %s: %w", reqID, err)
+		}
+		switch code := asInt(res, 0); code {
+		case 0:
+			return nil
+		case -1:
+			return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
+		case -4:
+			return fmt.Errorf("reserve %s: %w", reqID, ErrInsufficientUser)
+		case -5:
+			return fmt.Errorf("reserve %s: %w", reqID, ErrInsufficientToken)
+		case -2:
+			if err := r.ensureNeeded(ctx, asInt(res, 1) == 1, asInt(res, 2) == 1, acct.UserID, acct.TokenID); err != nil {
+				return fmt.Errorf("reserve %s: %w", reqID, err)
+			}
+		default:
+			return fmt.Errorf("reserve %s: unexpected script result %v", reqID, res)
+		}
+	}
+	return fmt.Errorf("reserve %s: accounts kept being unloaded", reqID)
+}
+
+// Settle implements Ledger.
+func (r *Redis) Settle(ctx context.Context, reqID string, actual int64) (Settlement, error) {
+	if err := validateSettle(reqID, actual); err != nil {
+		return Settlement{}, err
+	}
+	keys := []string{r.prefix + "hold:" + reqID}
+	for range maxLoadRounds {
+		res, err := settleScript.Run(ctx, r.rdb, keys,
+			r.prefix, reqID, actual, r.nowMS(), r.cfg.settledTTL.Milliseconds(), r.cfg.sweepLimit,
+		).Slice()
+		if err != nil {
+			return Settlement{}, fmt.Errorf("settle %s: %w", reqID, err)
+		}
+		switch code := asInt(res, 0); code {
+		case 0, 1:
+			s, err := parseSettlement(asString(res, 1))
+			if err != nil {
+				return Settlement{}, fmt.Errorf("settle %s: %w", reqID, err)
+			}
+			s.Duplicate = code == 1
+			return s, nil
+		case -3:
+			return Settlement{}, fmt.Errorf("settle %s: %w", reqID, ErrNoHold)
+		case -2:
+			uid, _ := strconv.ParseInt(asString(res, 3), 10, 64)
+			tid, _ := strconv.ParseInt(asString(res, 4), 10, 64)
+			if err := r.ensureNeeded(ctx, asInt(res, 1) == 1, asInt(res, 2) == 1, uid, tid); err != nil {
+				return Settlement{}, fmt.Errorf("settle %s: %w", reqID, err)
+			}
+		default:
+			return Settlement{}, fmt.Errorf("settle %s: unexpected script result %v", reqID, res)
+		}
+	}
+	return Settlement{}, fmt.Errorf("settle %s: accounts kept being unloaded", reqID)
+}
+
+// Release implements Ledger.
+func (r *Redis) Release(ctx context.Context, reqID string) error {
+	if err := releaseScript.Run(ctx, r.rdb, []string{r.prefix + "hold:" + reqID}, r.prefix, reqID).Err(); err != nil {
+		return fmt.Errorf("release %s: %w", reqID, err)
+	}
+	return nil
+}
+
+// UserBalance implements Ledger.
+func (r *Redis) UserBalance(ctx context.Context, userID int64) (int64, error) {
+	v, err := r.live(ctx, "u", userID)
+	if err != nil {
+		return 0, fmt.Errorf("user balance %d: %w", userID, err)
+	}
+	return v, nil
+}
+
+// TokenRemain implements Ledger.
+func (r *Redis) TokenRemain(ctx context.Context, tokenID int64) (int64, error) {
+	v, err := r.live(ctx, "t", tokenID)
+	if err != nil {
+		return 0, fmt.Errorf("token remain %d: %w", tokenID, err)
+	}
+	return v, nil
+}
+
+func (r *Redis) live(ctx context.Context, kind string, id int64) (int64, error) {
+	key := r.acctKey(kind, id)
+	for range maxLoadRounds {
+		res, err := liveScript.Run(ctx, r.rdb, []string{key}, r.prefix, kind, id, r.nowMS(), r.cfg.sweepLimit).Slice()
+		if err != nil {
+			return 0, err
+		}
+		if asInt(res, 0) == 0 {
+			return asInt(res, 1), nil
+		}
+		if err := r.ensure(ctx, kind, id); err != nil {
+			return 0, err
+		}
+	}
+	return 0, errors.New("account kept being unloaded")
+}
+
+// AdjustUser implements Ledger.
+func (r *Redis) AdjustUser(ctx context.Context, userID, delta int64) error {
+	if err := adjustScript.Run(ctx, r.rdb, []string{r.acctKey("u", userID)}, delta).Err(); err != nil {
+		return fmt.Errorf("adjust user %d: %w", userID, err)
+	}
+	return nil
+}
+
+// SetToken implements Ledger.
+func (r *Redis) SetToken(ctx context.Context, tokenID int64, remain int64) error {
+	key := r.acctKey("t", tokenID)
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, "bal", remain)
+		p.HIncrBy(ctx, key, "ver", 1)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set token %d: %w", tokenID, err)
+	}
+	return nil
+}
+
+// Forget implements Ledger. Only bal is dropped: held and the hold index stay, so outstanding holds still
+// count after the reload.
+func (r *Redis) Forget(ctx context.Context, userID, tokenID int64) error {
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for _, a := range []struct {
+			kind string
+			id   int64
+		}{{"u", userID}, {"t", tokenID}} {
+			if a.id == 0 {
+				continue
+			}
+			key := r.acctKey(a.kind, a.id)
+			p.HDel(ctx, key, "bal")
+			p.HIncrBy(ctx, key, "ver", 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("forget user %d token %d: %w", userID, tokenID, err)
+	}
+	return nil
+}
+
+func asInt(res []any, i int) int64 {
+	if i >= len(res) {
+		return 0
+	}
+	switch v := res[i].(type) {
+	case int64:
+		return v
+	case string:
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	return 0
+}
+
+func asString(res []any, i int) string {
+	if i >= len(res) {
+		return ""
+	}
+	switch v := res[i].(type) {
+	case string:
+		return v
+	case int64:
+		return strconv.FormatInt(v, 10)
+	}
+	return ""
+}
+
+func parseSettlement(s string) (Settlement, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return Settlement{}, fmt.Errorf("malformed settlement %q", s)
+	}
+	var n [3]int64
+	for i, p := range parts {
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return Settlement{}, fmt.Errorf("malformed settlement %q: %w", s, err)
+		}
+		n[i] = v
+	}
+	return Settlement{Held: n[0], Charged: n[1], Shortfall: n[2]}, nil
+}
