@@ -1,0 +1,151 @@
+// Package app wires Tollgate together from a Config: store, cache, bus, services, handlers and routes. main.go
+// and the integration tests build the same App, so tests exercise exactly what runs in production.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tollgate/config"
+	"tollgate/controller"
+	"tollgate/model"
+	"tollgate/router"
+	"tollgate/service/account"
+	"tollgate/service/audit"
+	"tollgate/service/bus"
+	"tollgate/service/cache"
+	"tollgate/service/group"
+	"tollgate/service/ledger"
+	"tollgate/service/secret"
+	"tollgate/service/setting"
+	"tollgate/service/token"
+	"tollgate/web"
+)
+
+// Version is set at build time with -ldflags "-X tollgate/app.Version=...".
+var Version = "dev"
+
+// Options adjust an App for tests.
+type Options struct {
+	BcryptCost  int    // lower in tests
+	RedisPrefix string // key prefix in Redis ("tg:" by default)
+}
+
+// App is one running Tollgate node.
+type App struct {
+	Cfg      config.Config
+	Store    *model.Store
+	Cache    cache.Cache
+	Bus      bus.Bus
+	Ledger   ledger.Ledger
+	Keys     *secret.Keyring
+	Settings *setting.Service
+	Groups   *group.Service
+	Accounts *account.Service
+	Tokens   *token.Service
+	Audit    *audit.Log
+	Handler  http.Handler
+
+	redis   *redis.Client
+	closers []func(context.Context) error
+}
+
+// New builds an App: connects, migrates, seeds the root user and the default group, loads snapshots.
+// rootPassword is returned when it was generated on this start (to print once).
+func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, error) {
+	a := &App{Cfg: cfg}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = a.Close(context.Background())
+		}
+	}()
+	if opt.RedisPrefix == "" {
+		opt.RedisPrefix = "tg:"
+	}
+	var err error
+	if a.Keys, err = secret.New(cfg.SecretKey); err != nil {
+		return nil, "", err
+	}
+	if a.Store, err = model.Open(cfg.SQLDSN, cfg.SQLitePath); err != nil {
+		return nil, "", err
+	}
+	a.closers = append(a.closers, func(context.Context) error { return a.Store.Close() })
+	if err := a.Store.Migrate(ctx); err != nil {
+		return nil, "", fmt.Errorf("migrate: %w", err)
+	}
+	if err := a.Store.EnsureDefaultGroup(ctx); err != nil {
+		return nil, "", fmt.Errorf("default group: %w", err)
+	}
+	if cfg.RedisURL == "" {
+		a.Cache, a.Bus = cache.NewMemory(), bus.NewMemory()
+		a.Ledger = ledger.NewMemory(a.Store)
+	} else {
+		ropt, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return nil, "", fmt.Errorf("REDIS_URL: %w", err)
+		}
+		ropt.PoolSize = 256
+		a.redis = redis.NewClient(ropt)
+		a.closers = append(a.closers, func(context.Context) error { return a.redis.Close() })
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := a.redis.Ping(pctx).Err(); err != nil {
+			return nil, "", fmt.Errorf("redis %s: %w", cfg.RedisURL, err)
+		}
+		a.Cache = cache.NewRedis(a.redis, opt.RedisPrefix)
+		a.Bus = bus.NewRedis(a.redis, opt.RedisPrefix, 2*time.Second)
+		a.Ledger = ledger.NewRedis(a.redis, opt.RedisPrefix+"l:", a.Store)
+	}
+	a.Audit = audit.New(a.Store)
+	a.Settings = setting.New(a.Store, a.Bus)
+	a.Groups = group.New(a.Store, a.Bus, a.Audit)
+	a.Accounts = account.New(a.Store, a.Cache, a.Bus, a.Keys, a.Settings, a.Groups, a.Ledger, a.Audit,
+		account.Options{BcryptCost: opt.BcryptCost})
+	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger)
+
+	if err := a.Bus.Start(ctx); err != nil {
+		return nil, "", err
+	}
+	a.closers = append(a.closers, func(context.Context) error { return a.Bus.Close() })
+	if err := errors.Join(a.Settings.Load(ctx), a.Groups.Load(ctx)); err != nil {
+		return nil, "", err
+	}
+	generated, err := a.Accounts.EnsureRoot(ctx, cfg.RootPassword)
+	if err != nil {
+		return nil, "", fmt.Errorf("create root: %w", err)
+	}
+
+	a.Handler = router.New(router.Handlers{
+		Status:  &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings},
+		Auth:    &controller.Auth{Accounts: a.Accounts, Groups: a.Groups},
+		Tokens:  &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
+		Admin:   &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
+		Auther:  a.Accounts,
+		SPA:     web.New(),
+		Trusted: cfg.TrustedProxies,
+	})
+	ok = true
+	return a, generated, nil
+}
+
+// Close flushes and closes everything in reverse order of opening.
+func (a *App) Close(ctx context.Context) error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i](ctx))
+	}
+	a.closers = nil
+	return errors.Join(errs...)
+}
+
+// LogStart prints the effective configuration with secrets masked.
+func LogStart(cfg config.Config) {
+	slog.Info("tollgate starting", append([]any{"version", Version}, cfg.Masked()...)...)
+}

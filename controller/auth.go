@@ -1,0 +1,117 @@
+package controller
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/middleware"
+	"tollgate/model"
+	"tollgate/service/account"
+	"tollgate/service/group"
+)
+
+// RefreshCookie is the httpOnly cookie that carries the refresh token.
+const RefreshCookie = "tollgate_refresh"
+
+// Auth serves sign-up, sign-in, session refresh and the caller's own profile.
+type Auth struct {
+	Accounts *account.Service
+	Groups   *group.Service
+	Secure   bool // set the Secure flag on the refresh cookie
+}
+
+// Register handles POST /api/auth/register.
+func (h *Auth) Register(c *gin.Context) {
+	var in account.RegisterInput
+	if !middleware.Bind(c, &in) {
+		return
+	}
+	u, err := h.Accounts.Register(c.Request.Context(), in, c.ClientIP())
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, gin.H{"user": u})
+}
+
+func (h *Auth) setCookie(c *gin.Context, value string, maxAge int) {
+	c.SetSameSite(http.SameSiteStrictMode)
+	c.SetCookie(RefreshCookie, value, maxAge, "/api/auth", "", h.Secure, true)
+}
+
+func (h *Auth) session(c *gin.Context, s *account.Session) {
+	h.setCookie(c, s.RefreshToken, int(s.RefreshTTL.Seconds()))
+	c.JSON(http.StatusOK, s)
+}
+
+// Login handles POST /api/auth/login.
+func (h *Auth) Login(c *gin.Context) {
+	var in struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+	}
+	if !middleware.Bind(c, &in) {
+		return
+	}
+	s, err := h.Accounts.Login(c.Request.Context(), in.Username, in.Password, c.ClientIP())
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	h.session(c, s)
+}
+
+// Refresh handles POST /api/auth/refresh.
+func (h *Auth) Refresh(c *gin.Context) {
+	raw, _ := c.Cookie(RefreshCookie)
+	s, err := h.Accounts.Refresh(c.Request.Context(), raw, c.ClientIP())
+	if err != nil {
+		h.setCookie(c, "", -1)
+		middleware.Fail(c, err)
+		return
+	}
+	h.session(c, s)
+}
+
+// Logout handles POST /api/auth/logout.
+func (h *Auth) Logout(c *gin.Context) {
+	raw, _ := c.Cookie(RefreshCookie)
+	if err := h.Accounts.Logout(c.Request.Context(), raw); err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	h.setCookie(c, "", -1)
+	c.Status(http.StatusNoContent)
+}
+
+// Self handles GET /api/user/self.
+func (h *Auth) Self(c *gin.Context) {
+	c.JSON(http.StatusOK, h.Accounts.View(c.Request.Context(), middleware.User(c)))
+}
+
+// Password handles POST /api/user/password.
+func (h *Auth) Password(c *gin.Context) {
+	var in struct {
+		Old string `json:"old_password"`
+		New string `json:"new_password"`
+	}
+	if !middleware.Bind(c, &in) {
+		return
+	}
+	if err := h.Accounts.ChangePassword(c.Request.Context(), middleware.User(c).ID, in.Old, in.New, c.ClientIP()); err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	h.setCookie(c, "", -1)
+	c.Status(http.StatusNoContent)
+}
+
+// MyGroups handles GET /api/user/groups.
+func (h *Auth) MyGroups(c *gin.Context) {
+	gs := h.Groups.Selectable(middleware.User(c).Group)
+	if gs == nil {
+		gs = []model.Group{}
+	}
+	c.JSON(http.StatusOK, gs)
+}

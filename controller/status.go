@@ -1,0 +1,45 @@
+package controller
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/model"
+	"tollgate/service/cache"
+	"tollgate/service/setting"
+)
+
+// Status serves liveness, readiness and the public site status.
+type Status struct {
+	Version  string
+	Store    *model.Store
+	Cache    cache.Cache
+	Settings *setting.Service
+}
+
+// Healthz handles GET /healthz: the process is alive.
+func (h *Status) Healthz(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) }
+
+// Readyz handles GET /readyz: the database and the cache answer.
+func (h *Status) Readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	out, code := gin.H{"status": "ok", "store": "ok", "cache": "ok"}, http.StatusOK
+	if err := h.Store.Ping(ctx); err != nil {
+		out["store"], out["status"], code = err.Error(), "unavailable", http.StatusServiceUnavailable
+	}
+	if err := h.Cache.Ping(ctx); err != nil {
+		out["cache"], out["status"], code = err.Error(), "unavailable", http.StatusServiceUnavailable
+	}
+	c.JSON(code, out)
+}
+
+// Site handles GET /api/status.
+func (h *Status) Site(c *gin.Context) {
+	s := h.Settings.Get()
+	c.JSON(http.StatusOK, gin.H{"version": h.Version, "registration_open": s.RegistrationOpen, "store": h.Store.Kind,
+		"cache": h.Cache.Kind(), "site_name": s.SiteName, "notice": s.Notice})
+}

@@ -1,0 +1,47 @@
+package model
+
+import (
+	"context"
+	"time"
+)
+
+// AuditLog records who changed what, when and from where.
+type AuditLog struct {
+	ID        int64     `gorm:"primaryKey" json:"id"`
+	ActorID   int64     `gorm:"not null;index:idx_audit_actor,priority:1" json:"actor_id"`
+	ActorName string    `gorm:"type:varchar(32);not null" json:"actor_name"`
+	Action    string    `gorm:"type:varchar(64);not null;index" json:"action"`
+	Target    string    `gorm:"type:varchar(128);not null;default:''" json:"target"`
+	Detail    string    `gorm:"type:text" json:"detail"`
+	IP        string    `gorm:"column:ip;type:varchar(64);not null;default:''" json:"ip"`
+	CreatedAt time.Time `gorm:"index;index:idx_audit_actor,priority:2" json:"created_at"`
+}
+
+// AuditFilter narrows ListAudit.
+type AuditFilter struct {
+	ActorID int64
+	Action  string
+}
+
+// ListAudit pages through the audit log, newest first.
+func (s *Store) ListAudit(ctx context.Context, f AuditFilter, p Page) ([]AuditLog, int64, error) {
+	q := s.DB.WithContext(ctx).Model(&AuditLog{})
+	if f.ActorID != 0 {
+		q = q.Where("actor_id = ?", f.ActorID)
+	}
+	if f.Action != "" {
+		q = q.Where("action = ?", f.Action)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var out []AuditLog
+	err := q.Order("id DESC").Offset(p.Offset()).Limit(p.Size).Find(&out).Error
+	return out, total, err
+}
+
+// CreateAudit appends one audit entry.
+func (s *Store) CreateAudit(ctx context.Context, a *AuditLog) error {
+	return s.DB.WithContext(ctx).Create(a).Error
+}

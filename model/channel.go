@@ -1,0 +1,108 @@
+package model
+
+import (
+	"context"
+	"time"
+)
+
+// BodyOverride edits fields of the upstream request body (gjson/sjson paths).
+type BodyOverride struct {
+	Set    map[string]any `json:"set,omitempty"`
+	Delete []string       `json:"delete,omitempty"`
+}
+
+// Timeouts bound one upstream call; zero means the global default.
+type Timeouts struct {
+	ConnectMs   int `json:"connect_ms"`
+	FirstByteMs int `json:"first_byte_ms"`
+	IdleMs      int `json:"idle_ms"`
+	TotalMs     int `json:"total_ms"`
+}
+
+// Channel is one upstream account: a protocol, a base URL, its keys and what it serves.
+type Channel struct {
+	ID                int64                   `gorm:"primaryKey"`
+	Type              string                  `gorm:"type:varchar(32);not null;index"`
+	Name              string                  `gorm:"type:varchar(128);not null"`
+	BaseURL           string                  `gorm:"type:varchar(512);not null"`
+	KeysCipher        JSON[[]string]          `gorm:"type:text"` // each key AES-GCM encrypted
+	KeyStrategy       string                  `gorm:"type:varchar(16);not null;default:'random'"`
+	Models            JSON[[]string]          `gorm:"type:text"`
+	ModelMapping      JSON[map[string]string] `gorm:"type:text"`
+	Groups            JSON[[]string]          `gorm:"type:text"`
+	Priority          int64                   `gorm:"not null;default:0"`
+	Weight            int                     `gorm:"not null;default:1"`
+	Status            string                  `gorm:"type:varchar(16);not null;default:'enabled';index"`
+	HeaderOverride    JSON[map[string]string] `gorm:"type:text"`
+	BodyOverride      JSON[BodyOverride]      `gorm:"type:text"`
+	StatusCodeMapping JSON[map[string]int]    `gorm:"type:text"`
+	TestModel         string                  `gorm:"type:varchar(128);not null;default:''"`
+	Timeouts          JSON[Timeouts]          `gorm:"type:text"`
+	Tag               string                  `gorm:"type:varchar(64);not null;default:'';index"`
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// ChannelFilter narrows ListChannels.
+type ChannelFilter struct {
+	Query, Type, Status, Tag string
+}
+
+// ListChannels pages through channels (group/model filters are applied by the caller on the snapshot).
+func (s *Store) ListChannels(ctx context.Context, f ChannelFilter) ([]Channel, error) {
+	q := s.DB.WithContext(ctx).Model(&Channel{})
+	if f.Query != "" {
+		like := "%" + escapeLike(f.Query) + "%"
+		q = q.Where("name LIKE ? OR base_url LIKE ?", like, like)
+	}
+	if f.Type != "" {
+		q = q.Where("type = ?", f.Type)
+	}
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.Tag != "" {
+		q = q.Where("tag = ?", f.Tag)
+	}
+	var out []Channel
+	err := q.Order("priority DESC, id").Find(&out).Error
+	return out, err
+}
+
+// AllChannels loads every channel (for the routing snapshot).
+func (s *Store) AllChannels(ctx context.Context) ([]Channel, error) {
+	var out []Channel
+	err := s.DB.WithContext(ctx).Order("id").Find(&out).Error
+	return out, err
+}
+
+// ChannelByID loads one channel.
+func (s *Store) ChannelByID(ctx context.Context, id int64) (*Channel, error) {
+	var c Channel
+	if err := s.DB.WithContext(ctx).First(&c, id).Error; err != nil {
+		return nil, translate(err)
+	}
+	return &c, nil
+}
+
+// SaveChannel inserts or updates c.
+func (s *Store) SaveChannel(ctx context.Context, c *Channel) error {
+	return translate(s.DB.WithContext(ctx).Save(c).Error)
+}
+
+// SetChannelStatus changes only the status column.
+func (s *Store) SetChannelStatus(ctx context.Context, id int64, status string) error {
+	return s.DB.WithContext(ctx).Model(&Channel{}).Where("id = ?", id).Update("status", status).Error
+}
+
+// DeleteChannel removes a channel.
+func (s *Store) DeleteChannel(ctx context.Context, id int64) error {
+	res := s.DB.WithContext(ctx).Delete(&Channel{}, id)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

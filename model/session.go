@@ -1,0 +1,43 @@
+package model
+
+import (
+	"context"
+	"time"
+)
+
+// Session is a refresh token (stored as its SHA-256) that can mint new short-lived JWTs.
+type Session struct {
+	ID        int64     `gorm:"primaryKey"`
+	UserID    int64     `gorm:"not null;index"`
+	Hash      string    `gorm:"type:char(64);not null;uniqueIndex"`
+	ExpiresAt time.Time `gorm:"not null"`
+	RevokedAt *time.Time
+	IP        string `gorm:"column:ip;type:varchar(64);not null;default:''"`
+	CreatedAt time.Time
+}
+
+// CreateSession inserts a refresh session.
+func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
+	return translate(s.DB.WithContext(ctx).Create(sess).Error)
+}
+
+// RevokeSession marks the live session with hash revoked and reports whether one was live.
+func (s *Store) RevokeSession(ctx context.Context, hash string, now time.Time) (*Session, error) {
+	var sess Session
+	if err := s.DB.WithContext(ctx).Where("hash = ? AND revoked_at IS NULL AND expires_at > ?", hash, now).First(&sess).Error; err != nil {
+		return nil, translate(err)
+	}
+	res := s.DB.WithContext(ctx).Model(&Session{}).Where("id = ? AND revoked_at IS NULL", sess.ID).Update("revoked_at", now)
+	if res.Error != nil {
+		return nil, res.Error
+	}
+	if res.RowsAffected == 0 { // a concurrent refresh won the race: the token was used twice
+		return nil, ErrNotFound
+	}
+	return &sess, nil
+}
+
+// RevokeUserSessions revokes every session of a user (password change, disable).
+func (s *Store) RevokeUserSessions(ctx context.Context, userID int64, now time.Time) error {
+	return s.DB.WithContext(ctx).Model(&Session{}).Where("user_id = ? AND revoked_at IS NULL", userID).Update("revoked_at", now).Error
+}

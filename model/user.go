@@ -1,0 +1,139 @@
+package model
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Roles.
+const (
+	RoleUser  = "user"
+	RoleAdmin = "admin"
+	RoleRoot  = "root"
+)
+
+// Statuses shared by users, tokens and channels.
+const (
+	StatusEnabled      = "enabled"
+	StatusDisabled     = "disabled"
+	StatusAutoDisabled = "auto_disabled"
+)
+
+// User is an account: a reseller's customer, an admin or root.
+type User struct {
+	ID           int64     `gorm:"primaryKey" json:"id"`
+	Username     string    `gorm:"type:varchar(32);not null;uniqueIndex" json:"username"`
+	Email        string    `gorm:"type:varchar(191);not null;default:'';index" json:"email"`
+	PasswordHash string    `gorm:"type:varchar(100);not null" json:"-"`
+	Role         string    `gorm:"type:varchar(8);not null;default:'user'" json:"role"`
+	Group        string    `gorm:"column:user_group;type:varchar(64);not null;default:'default';index" json:"group"`
+	Status       string    `gorm:"type:varchar(16);not null;default:'enabled'" json:"status"`
+	Quota        int64     `gorm:"not null;default:0" json:"quota"`
+	UsedQuota    int64     `gorm:"not null;default:0" json:"used_quota"`
+	RequestCount int64     `gorm:"not null;default:0" json:"request_count"`
+	SessionEpoch int64     `gorm:"not null;default:0" json:"-"` // bumped on password change/disable: old JWTs die
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// IsAdmin reports whether the user has admin rights.
+func (u *User) IsAdmin() bool { return u.Role == RoleAdmin || u.Role == RoleRoot }
+
+// CreateUser inserts u; ErrDuplicate when the username is taken.
+func (s *Store) CreateUser(ctx context.Context, u *User) error {
+	return translate(s.DB.WithContext(ctx).Create(u).Error)
+}
+
+// UserByID loads one user.
+func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
+	var u User
+	if err := s.DB.WithContext(ctx).First(&u, id).Error; err != nil {
+		return nil, translate(err)
+	}
+	return &u, nil
+}
+
+// UserByUsername loads one user by name.
+func (s *Store) UserByUsername(ctx context.Context, name string) (*User, error) {
+	var u User
+	if err := s.DB.WithContext(ctx).Where("username = ?", name).First(&u).Error; err != nil {
+		return nil, translate(err)
+	}
+	return &u, nil
+}
+
+// CountUsers returns how many users exist.
+func (s *Store) CountUsers(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.DB.WithContext(ctx).Model(&User{}).Count(&n).Error
+	return n, err
+}
+
+// UserFilter narrows ListUsers.
+type UserFilter struct {
+	Query, Role, Status string
+}
+
+// ListUsers pages through users, newest first.
+func (s *Store) ListUsers(ctx context.Context, f UserFilter, p Page) ([]User, int64, error) {
+	q := s.DB.WithContext(ctx).Model(&User{})
+	if f.Query != "" {
+		like := "%" + escapeLike(f.Query) + "%"
+		q = q.Where("username LIKE ? OR email LIKE ?", like, like)
+	}
+	if f.Role != "" {
+		q = q.Where("role = ?", f.Role)
+	}
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var users []User
+	err := q.Order("id DESC").Offset(p.Offset()).Limit(p.Size).Find(&users).Error
+	return users, total, err
+}
+
+// UpdateUserFields writes the given columns of one user.
+func (s *Store) UpdateUserFields(ctx context.Context, id int64, fields map[string]any) error {
+	res := s.DB.WithContext(ctx).Model(&User{}).Where("id = ?", id).Updates(fields)
+	if res.Error != nil {
+		return translate(res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// AddUserQuota changes a balance atomically; with floorZero it refuses to go below zero (ErrNotFound then
+// means missing user or underflow — the caller checks which).
+func (s *Store) AddUserQuota(ctx context.Context, tx *gorm.DB, id, delta int64, floorZero bool) (bool, error) {
+	db := s.DB
+	if tx != nil {
+		db = tx
+	}
+	q := db.WithContext(ctx).Model(&User{}).Where("id = ?", id)
+	if floorZero && delta < 0 {
+		q = q.Where("quota >= ?", -delta)
+	}
+	res := q.UpdateColumn("quota", gorm.Expr("quota + ?", delta))
+	return res.RowsAffected == 1, res.Error
+}
+
+// CountUsersInGroup counts users whose group is name.
+func (s *Store) CountUsersInGroup(ctx context.Context, name string) (int64, error) {
+	var n int64
+	err := s.DB.WithContext(ctx).Model(&User{}).Where("user_group = ?", name).Count(&n).Error
+	return n, err
+}
+
+func escapeLike(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}

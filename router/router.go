@@ -1,0 +1,105 @@
+// Package router is the whole route table in one place: which middleware guards which handler.
+package router
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/controller"
+	"tollgate/middleware"
+	"tollgate/service/apperr"
+)
+
+// ConsoleBodyLimit caps console request bodies.
+const ConsoleBodyLimit = 1 << 20
+
+// Handlers are the handler groups the routes point at.
+type Handlers struct {
+	Status  *controller.Status
+	Auth    *controller.Auth
+	Tokens  *controller.Tokens
+	Admin   *controller.Admin
+	Auther  middleware.Authenticator
+	Relay   RelayRoutes // nil until the relay is wired
+	Extra   []func(api, admin *gin.RouterGroup)
+	SPA     http.Handler
+	Trusted []string
+}
+
+// RelayRoutes registers the /v1 routes.
+type RelayRoutes interface {
+	Register(r *gin.Engine)
+}
+
+// New builds the engine.
+func New(h Handlers) *gin.Engine {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = false
+	r.RemoveExtraSlash = true
+	if err := r.SetTrustedProxies(h.Trusted); err != nil {
+		panic(err) // validated by config already
+	}
+	r.Use(middleware.RequestIDs(), middleware.Recovery(), middleware.Locale(), middleware.AccessLog())
+
+	r.GET("/healthz", h.Status.Healthz)
+	r.GET("/readyz", h.Status.Readyz)
+
+	api := r.Group("/api", middleware.LimitBody(ConsoleBodyLimit))
+	api.GET("/status", h.Status.Site)
+
+	auth := api.Group("/auth")
+	auth.POST("/register", h.Auth.Register)
+	auth.POST("/login", h.Auth.Login)
+	auth.POST("/refresh", h.Auth.Refresh)
+	auth.POST("/logout", h.Auth.Logout)
+
+	user := api.Group("", middleware.Console(h.Auther))
+	user.GET("/user/self", h.Auth.Self)
+	user.POST("/user/password", h.Auth.Password)
+	user.GET("/user/groups", h.Auth.MyGroups)
+	user.POST("/tokens", h.Tokens.Create)
+	user.GET("/tokens", h.Tokens.List)
+	user.GET("/tokens/:id", h.Tokens.Get)
+	user.PATCH("/tokens/:id", h.Tokens.Update)
+	user.DELETE("/tokens/:id", h.Tokens.Delete)
+	user.POST("/tokens/:id/reveal", h.Tokens.Reveal)
+
+	admin := user.Group("/admin", middleware.Admin())
+	admin.GET("/users", h.Admin.Users)
+	admin.GET("/users/:id", h.Admin.User)
+	admin.PATCH("/users/:id", h.Admin.UpdateUser)
+	admin.POST("/users/:id/quota", h.Admin.AdjustQuota)
+	admin.GET("/tokens", h.Tokens.AdminList)
+	admin.PATCH("/tokens/:id", h.Tokens.AdminUpdate)
+	admin.GET("/groups", h.Admin.GroupList)
+	admin.POST("/groups", h.Admin.GroupCreate)
+	admin.PATCH("/groups/:name", h.Admin.GroupUpdate)
+	admin.DELETE("/groups/:name", h.Admin.GroupDelete)
+	admin.GET("/settings", h.Admin.SettingsGet)
+	admin.PUT("/settings", h.Admin.SettingsPut)
+	admin.GET("/audit", h.Admin.AuditList)
+
+	for _, extra := range h.Extra {
+		extra(api, admin)
+	}
+	if h.Relay != nil {
+		h.Relay.Register(r)
+	}
+
+	r.NoRoute(func(c *gin.Context) {
+		p := c.Request.URL.Path
+		if strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/v1") || strings.HasPrefix(p, "/v1beta") {
+			middleware.Fail(c, apperr.New(http.StatusNotFound, "route_not_found"))
+			return
+		}
+		if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead {
+			middleware.Fail(c, apperr.New(http.StatusNotFound, "route_not_found"))
+			return
+		}
+		h.SPA.ServeHTTP(c.Writer, c.Request)
+	})
+	return r
+}

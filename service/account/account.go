@@ -1,0 +1,203 @@
+// Package account manages users: sign-up, sign-in with short-lived JWTs and rotating refresh tokens,
+// passwords, roles, groups, status and balances. Users are served to the hot path from a per-node cache
+// that the bus invalidates on every write.
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+	"unicode"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/audit"
+	"tollgate/service/bus"
+	"tollgate/service/cache"
+	"tollgate/service/secret"
+	"tollgate/service/setting"
+)
+
+// Topic is the bus topic of user changes (payload: user id; empty: all).
+const Topic = "user"
+
+// Balances is the live money book as the account service needs it (implemented by service/ledger).
+type Balances interface {
+	UserBalance(ctx context.Context, userID int64) (int64, error)
+	AdjustUser(ctx context.Context, userID, delta int64) error
+}
+
+// Groups says which groups exist (implemented by service/group).
+type Groups interface {
+	Get(name string) (model.Group, bool)
+}
+
+// Options tune the service; zero values pick production defaults.
+type Options struct {
+	AccessTTL  time.Duration // JWT lifetime (15 min)
+	RefreshTTL time.Duration // refresh token lifetime (30 days)
+	BcryptCost int           // bcrypt.DefaultCost
+	Now        func() time.Time
+}
+
+// Service is the account book.
+type Service struct {
+	store    *model.Store
+	cache    cache.Cache
+	bus      bus.Bus
+	keys     *secret.Keyring
+	settings *setting.Service
+	groups   Groups
+	balances Balances
+	audit    *audit.Log
+	users    *cache.Local[int64, *model.User]
+	opt      Options
+}
+
+// New builds the account service.
+func New(store *model.Store, c cache.Cache, b bus.Bus, keys *secret.Keyring, settings *setting.Service,
+	groups Groups, balances Balances, a *audit.Log, opt Options) *Service {
+	if opt.AccessTTL == 0 {
+		opt.AccessTTL = 15 * time.Minute
+	}
+	if opt.RefreshTTL == 0 {
+		opt.RefreshTTL = 30 * 24 * time.Hour
+	}
+	if opt.BcryptCost == 0 {
+		opt.BcryptCost = bcrypt.DefaultCost
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	s := &Service{store: store, cache: c, bus: b, keys: keys, settings: settings, groups: groups, balances: balances, audit: a, opt: opt}
+	s.users = cache.NewLocal(60*time.Second, 100_000, func(ctx context.Context, id int64) (*model.User, error) {
+		return store.UserByID(ctx, id)
+	})
+	b.Subscribe(Topic, func(m bus.Message) {
+		if id, err := strconv.ParseInt(m.Payload, 10, 64); err == nil {
+			s.users.Invalidate(id)
+		} else {
+			s.users.Purge()
+		}
+	})
+	return s
+}
+
+// Cached returns a user from the per-node cache (the hot path's view).
+func (s *Service) Cached(ctx context.Context, id int64) (*model.User, error) {
+	u, err := s.users.Get(ctx, id)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, apperr.New(http.StatusNotFound, "user_not_found")
+	}
+	return u, err
+}
+
+func (s *Service) changed(ctx context.Context, id int64) {
+	s.users.Invalidate(id)
+	_ = s.bus.Publish(ctx, Topic, strconv.FormatInt(id, 10))
+}
+
+var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
+var emailRE = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]{1,126}$`)
+
+func checkPassword(p string) error {
+	if len(p) < 8 || len(p) > 72 {
+		return apperr.New(http.StatusBadRequest, "weak_password")
+	}
+	var letter, digit bool
+	for _, r := range p {
+		letter = letter || unicode.IsLetter(r)
+		digit = digit || unicode.IsDigit(r)
+	}
+	if !letter || !digit {
+		return apperr.New(http.StatusBadRequest, "weak_password")
+	}
+	return nil
+}
+
+// RegisterInput is a sign-up request.
+type RegisterInput struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+	Email    string `json:"email"`
+}
+
+// Register creates a user with role user in the default group.
+func (s *Service) Register(ctx context.Context, in RegisterInput, ip string) (*model.User, error) {
+	st := s.settings.Get()
+	if !st.RegistrationOpen {
+		return nil, apperr.New(http.StatusForbidden, "registration_closed")
+	}
+	u, err := s.create(ctx, in, model.RoleUser, st.DefaultGroup, st.NewUserQuota)
+	if err != nil {
+		return nil, err
+	}
+	s.audit.Record(ctx, audit.Actor{ID: u.ID, Name: u.Username, IP: ip}, "user.register", u.Username, nil)
+	return u, nil
+}
+
+func (s *Service) create(ctx context.Context, in RegisterInput, role, group string, quota int64) (*model.User, error) {
+	if !usernameRE.MatchString(in.Username) {
+		return nil, apperr.Field("username", "3-32 letters, digits, '_', '.', '-'")
+	}
+	if err := checkPassword(in.Password); err != nil {
+		return nil, err
+	}
+	if in.Email != "" && !emailRE.MatchString(in.Email) {
+		return nil, apperr.Field("email", "not an email address")
+	}
+	if _, ok := s.groups.Get(group); !ok {
+		group = "default"
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.opt.BcryptCost)
+	if err != nil {
+		return nil, fmt.Errorf("hash password: %w", err)
+	}
+	u := &model.User{Username: in.Username, Email: in.Email, PasswordHash: string(hash), Role: role, Group: group,
+		Status: model.StatusEnabled, Quota: quota}
+	if err := s.store.CreateUser(ctx, u); errors.Is(err, model.ErrDuplicate) {
+		return nil, apperr.New(http.StatusConflict, "username_taken")
+	} else if err != nil {
+		return nil, fmt.Errorf("create user: %w", err)
+	}
+	return u, nil
+}
+
+// EnsureRoot creates the root user when the database has no user yet. It returns the generated password
+// when none was given (to print once), or "".
+func (s *Service) EnsureRoot(ctx context.Context, password string) (string, error) {
+	n, err := s.store.CountUsers(ctx)
+	if err != nil || n > 0 {
+		return "", err
+	}
+	generated := ""
+	if password == "" {
+		p, err := secret.RandomBase62(20)
+		if err != nil {
+			return "", err
+		}
+		password, generated = p+"9a", p+"9a"
+	}
+	_, err = s.create(ctx, RegisterInput{Username: "root", Password: password}, model.RoleRoot, "default", 0)
+	if ae, ok := apperr.As(err); ok && ae.Code == "username_taken" {
+		return "", nil // another node created it first
+	}
+	return generated, err
+}
+
+// View is a user as the API shows it, with the live balance.
+func (s *Service) View(ctx context.Context, u *model.User) *model.User {
+	out := *u
+	if s.balances != nil {
+		if b, err := s.balances.UserBalance(ctx, u.ID); err == nil {
+			out.Quota = b
+		}
+	}
+	return &out
+}

@@ -1,0 +1,145 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"gorm.io/gorm"
+
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/audit"
+)
+
+// List pages through users for admins.
+func (s *Service) List(ctx context.Context, f model.UserFilter, p model.Page) ([]model.User, int64, error) {
+	us, n, err := s.store.ListUsers(ctx, f, p)
+	for i := range us {
+		us[i] = *s.View(ctx, &us[i])
+	}
+	return us, n, err
+}
+
+// Get loads one user for the API (live balance).
+func (s *Service) Get(ctx context.Context, id int64) (*model.User, error) {
+	u, err := s.store.UserByID(ctx, id)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, apperr.New(http.StatusNotFound, "user_not_found")
+	} else if err != nil {
+		return nil, err
+	}
+	return s.View(ctx, u), nil
+}
+
+// UpdateInput is an admin's edit of a user; nil fields stay.
+type UpdateInput struct {
+	Role   *string `json:"role"`
+	Group  *string `json:"group"`
+	Status *string `json:"status"`
+	Email  *string `json:"email"`
+}
+
+// Update applies an admin's edit. Only root grants admin or root, and only root edits admins; nobody changes
+// their own role or status.
+func (s *Service) Update(ctx context.Context, actor *model.User, ip string, id int64, in UpdateInput) (*model.User, error) {
+	u, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if u.IsAdmin() && actor.Role != model.RoleRoot && actor.ID != u.ID {
+		return nil, apperr.ErrForbidden
+	}
+	fields := map[string]any{}
+	if in.Role != nil && *in.Role != u.Role {
+		switch *in.Role {
+		case model.RoleUser, model.RoleAdmin, model.RoleRoot:
+		default:
+			return nil, apperr.Field("role", `must be "user", "admin" or "root"`)
+		}
+		if actor.ID == u.ID {
+			return nil, apperr.New(http.StatusForbidden, "cannot_modify_self")
+		}
+		if *in.Role != model.RoleUser && actor.Role != model.RoleRoot {
+			return nil, apperr.New(http.StatusForbidden, "role_not_allowed", *in.Role)
+		}
+		fields["role"] = *in.Role
+	}
+	if in.Group != nil && *in.Group != u.Group {
+		if _, ok := s.groups.Get(*in.Group); !ok {
+			return nil, apperr.New(http.StatusBadRequest, "group_not_found")
+		}
+		fields["user_group"] = *in.Group
+	}
+	if in.Status != nil && *in.Status != u.Status {
+		if *in.Status != model.StatusEnabled && *in.Status != model.StatusDisabled {
+			return nil, apperr.Field("status", `must be "enabled" or "disabled"`)
+		}
+		if actor.ID == u.ID {
+			return nil, apperr.New(http.StatusForbidden, "cannot_modify_self")
+		}
+		fields["status"] = *in.Status
+		if *in.Status == model.StatusDisabled {
+			fields["session_epoch"] = u.SessionEpoch + 1 // console sessions end at once
+		}
+	}
+	if in.Email != nil && *in.Email != u.Email {
+		if *in.Email != "" && !emailRE.MatchString(*in.Email) {
+			return nil, apperr.Field("email", "not an email address")
+		}
+		fields["email"] = *in.Email
+	}
+	if len(fields) == 0 {
+		return u, nil
+	}
+	if err := s.store.UpdateUserFields(ctx, id, fields); err != nil {
+		return nil, fmt.Errorf("update user %d: %w", id, err)
+	}
+	if fields["status"] == model.StatusDisabled {
+		_ = s.store.RevokeUserSessions(ctx, id, s.opt.Now())
+	}
+	delete(fields, "session_epoch")
+	s.audit.Record(ctx, audit.Actor{ID: actor.ID, Name: actor.Username, IP: ip}, "user.update", u.Username, fields)
+	s.changed(ctx, id)
+	return s.Get(ctx, id)
+}
+
+// AdjustQuota adds delta units to a user's balance (negative deducts, never below zero) with a reason in the
+// audit log; SQL and the audit row are written in one transaction, then the live ledger follows.
+func (s *Service) AdjustQuota(ctx context.Context, actor *model.User, ip string, id, delta int64, reason string) (*model.User, error) {
+	if reason == "" || len(reason) > 255 {
+		return nil, apperr.New(http.StatusBadRequest, "reason_required")
+	}
+	if delta == 0 {
+		return nil, apperr.Field("delta", "must not be zero")
+	}
+	u, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if delta < 0 && u.Quota+delta < 0 {
+		return nil, apperr.New(http.StatusBadRequest, "quota_underflow")
+	}
+	err = s.store.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		ok, err := s.store.AddUserQuota(ctx, tx, id, delta, true)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return apperr.New(http.StatusBadRequest, "quota_underflow")
+		}
+		return tx.Create(&model.AuditLog{ActorID: actor.ID, ActorName: actor.Username, Action: "user.quota",
+			Target: u.Username, Detail: fmt.Sprintf(`{"delta":%d,"reason":%q}`, delta, reason), IP: ip}).Error
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.balances != nil {
+		if err := s.balances.AdjustUser(ctx, id, delta); err != nil {
+			return nil, fmt.Errorf("adjust live balance: %w", err)
+		}
+	}
+	s.changed(ctx, id)
+	return s.Get(ctx, id)
+}

@@ -1,0 +1,192 @@
+// Package group manages pricing groups and serves them from a snapshot refreshed on every node by the bus.
+package group
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sync/atomic"
+
+	"github.com/shopspring/decimal"
+
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/audit"
+	"tollgate/service/bus"
+)
+
+// Topic is the bus topic of group changes.
+const Topic = "group"
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// Service is the group book.
+type Service struct {
+	store *model.Store
+	bus   bus.Bus
+	audit *audit.Log
+	snap  atomic.Pointer[map[string]model.Group]
+}
+
+// New builds the service; call Load before serving.
+func New(store *model.Store, b bus.Bus, a *audit.Log) *Service {
+	s := &Service{store: store, bus: b, audit: a}
+	empty := map[string]model.Group{}
+	s.snap.Store(&empty)
+	b.Subscribe(Topic, func(bus.Message) { _ = s.Load(context.Background()) })
+	return s
+}
+
+// Load refreshes the snapshot from SQL.
+func (s *Service) Load(ctx context.Context) error {
+	gs, err := s.store.ListGroups(ctx)
+	if err != nil {
+		return fmt.Errorf("load groups: %w", err)
+	}
+	m := make(map[string]model.Group, len(gs))
+	for _, g := range gs {
+		m[g.Name] = g
+	}
+	s.snap.Store(&m)
+	return nil
+}
+
+// Get returns a group from the snapshot.
+func (s *Service) Get(name string) (model.Group, bool) {
+	g, ok := (*s.snap.Load())[name]
+	return g, ok
+}
+
+// Ratio returns the group's price ratio (1 for an unknown group).
+func (s *Service) Ratio(name string) decimal.Decimal {
+	if g, ok := s.Get(name); ok {
+		return g.Ratio
+	}
+	return decimal.NewFromInt(1)
+}
+
+// List returns every group, sorted by name.
+func (s *Service) List(ctx context.Context) ([]model.Group, error) { return s.store.ListGroups(ctx) }
+
+// Selectable returns groups a user may pick for a key: selectable ones plus the user's own.
+func (s *Service) Selectable(own string) []model.Group {
+	var out []model.Group
+	for _, g := range *s.snap.Load() {
+		if g.Selectable || g.Name == own {
+			out = append(out, g)
+		}
+	}
+	sortGroups(out)
+	return out
+}
+
+// MayUse reports whether a user in group own may put group name on a key.
+func (s *Service) MayUse(own, name string) bool {
+	if name == "" || name == own {
+		return true
+	}
+	g, ok := s.Get(name)
+	return ok && g.Selectable
+}
+
+// Input is the editable part of a group; nil fields are left unchanged on update.
+type Input struct {
+	Name        string  `json:"name"`
+	Description *string `json:"description"`
+	Ratio       *string `json:"ratio"`
+	Selectable  *bool   `json:"selectable"`
+}
+
+func apply(g *model.Group, in Input) error {
+	if in.Description != nil {
+		if len(*in.Description) > 255 {
+			return apperr.Field("description", "at most 255 characters")
+		}
+		g.Description = *in.Description
+	}
+	if in.Ratio != nil {
+		r, err := decimal.NewFromString(*in.Ratio)
+		if err != nil || r.IsNegative() || r.GreaterThan(decimal.NewFromInt(1000)) {
+			return apperr.Field("ratio", "a decimal between 0 and 1000")
+		}
+		g.Ratio = r
+	}
+	if in.Selectable != nil {
+		g.Selectable = *in.Selectable
+	}
+	return nil
+}
+
+// Create adds a group.
+func (s *Service) Create(ctx context.Context, actor audit.Actor, in Input) (*model.Group, error) {
+	if !nameRE.MatchString(in.Name) {
+		return nil, apperr.Field("name", "1-64 letters, digits, '_', '.', '-'")
+	}
+	g := model.Group{Name: in.Name, Ratio: decimal.NewFromInt(1)}
+	if err := apply(&g, in); err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateGroup(ctx, &g); err != nil {
+		if errors.Is(err, model.ErrDuplicate) {
+			return nil, apperr.New(http.StatusConflict, "group_exists")
+		}
+		return nil, err
+	}
+	s.changed(ctx, actor, "group.create", g)
+	return &g, nil
+}
+
+// Update edits a group.
+func (s *Service) Update(ctx context.Context, actor audit.Actor, name string, in Input) (*model.Group, error) {
+	g, err := s.store.GroupByName(ctx, name)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, apperr.New(http.StatusNotFound, "group_not_found")
+	} else if err != nil {
+		return nil, err
+	}
+	if err := apply(g, in); err != nil {
+		return nil, err
+	}
+	if err := s.store.SaveGroup(ctx, g); err != nil {
+		return nil, err
+	}
+	s.changed(ctx, actor, "group.update", *g)
+	return g, nil
+}
+
+// Delete removes a group that nothing uses; "default" stays.
+func (s *Service) Delete(ctx context.Context, actor audit.Actor, name string) error {
+	if name == "default" {
+		return apperr.New(http.StatusConflict, "group_in_use")
+	}
+	nu, err := s.store.CountUsersInGroup(ctx, name)
+	if err != nil {
+		return err
+	}
+	nt, err := s.store.CountTokensInGroup(ctx, name)
+	if err != nil {
+		return err
+	}
+	if nu+nt > 0 {
+		return apperr.New(http.StatusConflict, "group_in_use")
+	}
+	if err := s.store.DeleteGroup(ctx, name); errors.Is(err, model.ErrNotFound) {
+		return apperr.New(http.StatusNotFound, "group_not_found")
+	} else if err != nil {
+		return err
+	}
+	s.changed(ctx, actor, "group.delete", map[string]string{"name": name})
+	return nil
+}
+
+func (s *Service) changed(ctx context.Context, actor audit.Actor, action string, detail any) {
+	target := ""
+	if g, ok := detail.(model.Group); ok {
+		target = g.Name
+	}
+	s.audit.Record(ctx, actor, action, target, detail)
+	_ = s.Load(ctx)
+	_ = s.bus.Publish(ctx, Topic, "")
+}

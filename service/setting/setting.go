@@ -1,0 +1,149 @@
+// Package setting serves site settings from an in-memory snapshot that every write refreshes on every node.
+package setting
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/bus"
+)
+
+// Topic is the bus topic of settings changes.
+const Topic = "setting"
+
+// PriceRow is a model price as decimal strings (USD per 1M tokens; per_call USD per call).
+type PriceRow struct {
+	Model      string `json:"model,omitempty"`
+	Input      string `json:"input"`
+	Output     string `json:"output"`
+	CacheRead  string `json:"cache_read"`
+	CacheWrite string `json:"cache_write"`
+	PerCall    string `json:"per_call"`
+}
+
+// Settings are the site-wide knobs an admin edits in the console.
+type Settings struct {
+	SiteName             string   `json:"site_name"`
+	Notice               string   `json:"notice"`
+	RegistrationOpen     bool     `json:"registration_open"`
+	DefaultGroup         string   `json:"default_group"`
+	NewUserQuota         int64    `json:"new_user_quota"`
+	UnknownModelPolicy   string   `json:"unknown_model_policy"` // "refuse" or "default"
+	DefaultPrice         PriceRow `json:"default_price"`
+	EstimateOutputTokens int      `json:"estimate_output_tokens"` // reserve this many output tokens when max_tokens is absent
+	RetryBudget          int      `json:"retry_budget"`           // extra attempts after the first
+}
+
+// Defaults are what a fresh install starts with.
+func Defaults() Settings {
+	return Settings{
+		SiteName: "Tollgate", RegistrationOpen: true, DefaultGroup: "default", UnknownModelPolicy: "refuse",
+		DefaultPrice:         PriceRow{Input: "0", Output: "0", CacheRead: "0", CacheWrite: "0", PerCall: "0"},
+		EstimateOutputTokens: 4096, RetryBudget: 3,
+	}
+}
+
+// Service reads and writes settings.
+type Service struct {
+	store *model.Store
+	bus   bus.Bus
+	cur   atomic.Pointer[Settings]
+}
+
+// New builds the service and subscribes to changes; call Load before serving.
+func New(store *model.Store, b bus.Bus) *Service {
+	s := &Service{store: store, bus: b}
+	d := Defaults()
+	s.cur.Store(&d)
+	b.Subscribe(Topic, func(bus.Message) { _ = s.Load(context.Background()) })
+	return s
+}
+
+// Get returns the current snapshot (never nil; do not modify it).
+func (s *Service) Get() *Settings { return s.cur.Load() }
+
+// Load reads settings from SQL into the snapshot.
+func (s *Service) Load(ctx context.Context) error {
+	opts, err := s.store.ListOptions(ctx)
+	if err != nil {
+		return fmt.Errorf("load settings: %w", err)
+	}
+	next := Defaults()
+	m := map[string]json.RawMessage{}
+	for _, o := range opts {
+		m[o.Key] = json.RawMessage(o.Value)
+	}
+	b, _ := json.Marshal(m)
+	if err := json.Unmarshal(b, &next); err != nil {
+		return fmt.Errorf("decode settings: %w", err)
+	}
+	s.cur.Store(&next)
+	return nil
+}
+
+// Update applies a partial JSON object of settings, validates the result and stores it.
+func (s *Service) Update(ctx context.Context, patch map[string]json.RawMessage) (*Settings, error) {
+	next := *s.Get()
+	known := map[string]bool{}
+	b, _ := json.Marshal(next)
+	var cur map[string]json.RawMessage
+	_ = json.Unmarshal(b, &cur)
+	for k := range cur {
+		known[k] = true
+	}
+	for k, v := range patch {
+		if !known[k] {
+			return nil, apperr.Field(k, "unknown setting")
+		}
+		cur[k] = v
+	}
+	b, _ = json.Marshal(cur)
+	if err := json.Unmarshal(b, &next); err != nil {
+		return nil, apperr.New(400, "invalid_json")
+	}
+	if err := validate(&next); err != nil {
+		return nil, err
+	}
+	opts := make([]model.Option, 0, len(patch))
+	for k := range patch {
+		v, _ := json.Marshal(field(next, k))
+		opts = append(opts, model.Option{Key: k, Value: string(v)})
+	}
+	if err := s.store.UpsertOptions(ctx, opts); err != nil {
+		return nil, fmt.Errorf("save settings: %w", err)
+	}
+	s.cur.Store(&next)
+	_ = s.bus.Publish(ctx, Topic, "")
+	return &next, nil
+}
+
+func field(s Settings, key string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(b, &m)
+	return m[key]
+}
+
+func validate(s *Settings) error {
+	switch {
+	case len(s.SiteName) > 64:
+		return apperr.Field("site_name", "at most 64 characters")
+	case len(s.Notice) > 4000:
+		return apperr.Field("notice", "at most 4000 characters")
+	case s.UnknownModelPolicy != "refuse" && s.UnknownModelPolicy != "default":
+		return apperr.Field("unknown_model_policy", `must be "refuse" or "default"`)
+	case s.NewUserQuota < 0:
+		return apperr.Field("new_user_quota", "must not be negative")
+	case s.EstimateOutputTokens < 0 || s.EstimateOutputTokens > 1_000_000:
+		return apperr.Field("estimate_output_tokens", "must be between 0 and 1000000")
+	case s.RetryBudget < 0 || s.RetryBudget > 10:
+		return apperr.Field("retry_budget", "must be between 0 and 10")
+	case s.DefaultGroup == "":
+		return apperr.Field("default_group", "required")
+	}
+	return nil
+}

@@ -1,0 +1,331 @@
+// Package token manages users' sk- API keys. Keys are stored encrypted and found by keyed hash; the relay
+// authenticates them from a per-node cache that the bus invalidates on every write.
+package token
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/bus"
+	"tollgate/service/cache"
+	"tollgate/service/secret"
+)
+
+// Topic is the bus topic of key changes (payload: key hash; empty: all).
+const Topic = "token"
+
+// KeyLen is the number of base62 characters after "sk-".
+const KeyLen = 48
+
+// Quotas is the live money book as the key service needs it (implemented by service/ledger).
+type Quotas interface {
+	TokenRemain(ctx context.Context, tokenID int64) (int64, error)
+	SetToken(ctx context.Context, tokenID int64, remain int64) error
+}
+
+// GroupPolicy says which groups a user may put on a key (implemented by service/group).
+type GroupPolicy interface {
+	MayUse(own, name string) bool
+}
+
+// Service is the key book.
+type Service struct {
+	store  *model.Store
+	bus    bus.Bus
+	keys   *secret.Keyring
+	groups GroupPolicy
+	quotas Quotas
+	byHash *cache.Local[string, *Cached]
+}
+
+// Cached is a key as the relay sees it: the row plus its parsed IP allowlist.
+type Cached struct {
+	model.Token
+	Nets []*net.IPNet
+}
+
+// New builds the key service.
+func New(store *model.Store, b bus.Bus, keys *secret.Keyring, groups GroupPolicy, quotas Quotas) *Service {
+	s := &Service{store: store, bus: b, keys: keys, groups: groups, quotas: quotas}
+	s.byHash = cache.NewLocal(60*time.Second, 200_000, func(ctx context.Context, hash string) (*Cached, error) {
+		t, err := store.TokenByHash(ctx, hash)
+		if err != nil {
+			return nil, err
+		}
+		nets, _ := parseIPs(t.AllowedIPs.V)
+		return &Cached{Token: *t, Nets: nets}, nil
+	})
+	b.Subscribe(Topic, func(m bus.Message) {
+		if m.Payload == "" {
+			s.byHash.Purge()
+		} else {
+			s.byHash.Invalidate(m.Payload)
+		}
+	})
+	return s
+}
+
+// Lookup finds a key by its clear text (hot path: served from the per-node cache).
+func (s *Service) Lookup(ctx context.Context, key string) (*Cached, error) {
+	if !strings.HasPrefix(key, "sk-") || len(key) != 3+KeyLen {
+		return nil, model.ErrNotFound
+	}
+	return s.byHash.Get(ctx, s.keys.Hash(key))
+}
+
+func (s *Service) changed(ctx context.Context, hash string) {
+	s.byHash.Invalidate(hash)
+	_ = s.bus.Publish(ctx, Topic, hash)
+}
+
+// Input is the editable part of a key; nil fields stay unchanged on update.
+type Input struct {
+	Name        *string     `json:"name"`
+	RemainQuota *int64      `json:"remain_quota"`
+	Unlimited   *bool       `json:"unlimited"`
+	ExpiresAt   **time.Time `json:"expires_at"`
+	Models      *[]string   `json:"models"`
+	AllowedIPs  *[]string   `json:"allowed_ips"`
+	Group       *string     `json:"group"`
+	RPM         *int        `json:"rpm"`
+	Concurrency *int        `json:"concurrency"`
+	Status      *string     `json:"status"`
+}
+
+func parseIPs(list []string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if !strings.Contains(s, "/") {
+			ip := net.ParseIP(s)
+			if ip == nil {
+				return nil, fmt.Errorf("%q is not an IP or CIDR", s)
+			}
+			bits := 32
+			if ip.To4() == nil {
+				bits = 128
+			}
+			s = fmt.Sprintf("%s/%d", s, bits)
+		}
+		_, n, err := net.ParseCIDR(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an IP or CIDR", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (s *Service) apply(t *model.Token, owner *model.User, in Input, now time.Time) error {
+	if in.Name != nil {
+		n := strings.TrimSpace(*in.Name)
+		if n == "" || len(n) > 64 {
+			return apperr.Field("name", "1-64 characters")
+		}
+		t.Name = n
+	}
+	if in.RemainQuota != nil {
+		if *in.RemainQuota < 0 || *in.RemainQuota > 1e15 {
+			return apperr.Field("remain_quota", "must be between 0 and 1e15")
+		}
+		t.RemainQuota = *in.RemainQuota
+	}
+	if in.Unlimited != nil {
+		t.Unlimited = *in.Unlimited
+	}
+	if in.ExpiresAt != nil {
+		if e := *in.ExpiresAt; e != nil && !e.After(now) {
+			return apperr.Field("expires_at", "must be in the future")
+		}
+		t.ExpiresAt = *in.ExpiresAt
+	}
+	if in.Models != nil {
+		if len(*in.Models) > 200 {
+			return apperr.Field("models", "at most 200 models")
+		}
+		for _, m := range *in.Models {
+			if m == "" || len(m) > 128 {
+				return apperr.Field("models", "each model 1-128 characters")
+			}
+		}
+		t.Models.V = *in.Models
+	}
+	if in.AllowedIPs != nil {
+		if len(*in.AllowedIPs) > 100 {
+			return apperr.Field("allowed_ips", "at most 100 entries")
+		}
+		if _, err := parseIPs(*in.AllowedIPs); err != nil {
+			return apperr.Field("allowed_ips", err.Error())
+		}
+		t.AllowedIPs.V = *in.AllowedIPs
+	}
+	if in.Group != nil {
+		if !s.groups.MayUse(owner.Group, *in.Group) {
+			return apperr.New(http.StatusForbidden, "group_not_allowed", *in.Group)
+		}
+		t.Group = *in.Group
+	}
+	if in.RPM != nil {
+		if *in.RPM < 0 || *in.RPM > 1_000_000 {
+			return apperr.Field("rpm", "must be between 0 and 1000000")
+		}
+		t.RPM = *in.RPM
+	}
+	if in.Concurrency != nil {
+		if *in.Concurrency < 0 || *in.Concurrency > 10_000 {
+			return apperr.Field("concurrency", "must be between 0 and 10000")
+		}
+		t.Concurrency = *in.Concurrency
+	}
+	if in.Status != nil {
+		if *in.Status != model.StatusEnabled && *in.Status != model.StatusDisabled {
+			return apperr.Field("status", `must be "enabled" or "disabled"`)
+		}
+		t.Status = *in.Status
+	}
+	return nil
+}
+
+// Create makes a new key for owner and returns it with the key in clear (the only time besides Reveal).
+func (s *Service) Create(ctx context.Context, owner *model.User, in Input) (*View, error) {
+	if in.Name == nil {
+		return nil, apperr.Field("name", "required")
+	}
+	t := &model.Token{UserID: owner.ID, Status: model.StatusEnabled, Unlimited: in.RemainQuota == nil}
+	if err := s.apply(t, owner, in, time.Now()); err != nil {
+		return nil, err
+	}
+	rnd, err := secret.RandomBase62(KeyLen)
+	if err != nil {
+		return nil, err
+	}
+	key := "sk-" + rnd
+	if t.KeyCipher, err = s.keys.Encrypt(key); err != nil {
+		return nil, err
+	}
+	t.KeyHash = s.keys.Hash(key)
+	t.KeyHint = key[:7] + key[len(key)-4:]
+	if err := s.store.CreateToken(ctx, t); err != nil {
+		return nil, fmt.Errorf("create token: %w", err)
+	}
+	v := s.view(ctx, t)
+	v.Key = key
+	return v, nil
+}
+
+// View is a key as the API shows it.
+type View struct {
+	model.Token
+	Key string `json:"key"`
+}
+
+func (s *Service) view(ctx context.Context, t *model.Token) *View {
+	v := &View{Token: *t, Key: t.KeyHint[:7] + "****" + t.KeyHint[7:]}
+	if !t.Unlimited && s.quotas != nil {
+		if r, err := s.quotas.TokenRemain(ctx, t.ID); err == nil {
+			v.RemainQuota = r
+		}
+	}
+	if v.Models.V == nil {
+		v.Models.V = []string{}
+	}
+	if v.AllowedIPs.V == nil {
+		v.AllowedIPs.V = []string{}
+	}
+	return v
+}
+
+// own loads a key that must belong to userID (0 = any owner, for admins). Someone else's key is "not found".
+func (s *Service) own(ctx context.Context, id, userID int64) (*model.Token, error) {
+	t, err := s.store.TokenByID(ctx, id)
+	if errors.Is(err, model.ErrNotFound) || (err == nil && userID != 0 && t.UserID != userID) {
+		return nil, apperr.New(http.StatusNotFound, "token_not_found")
+	}
+	return t, err
+}
+
+// List pages through keys (masked).
+func (s *Service) List(ctx context.Context, f model.TokenFilter, p model.Page) ([]*View, int64, error) {
+	ts, n, err := s.store.ListTokens(ctx, f, p)
+	out := make([]*View, len(ts))
+	for i := range ts {
+		out[i] = s.view(ctx, &ts[i])
+	}
+	return out, n, err
+}
+
+// Get loads one key of userID (0 = any).
+func (s *Service) Get(ctx context.Context, id, userID int64) (*View, error) {
+	t, err := s.own(ctx, id, userID)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(ctx, t), nil
+}
+
+// Update edits a key of owner (admins pass the key's owner and adminOnly restricts them to status).
+func (s *Service) Update(ctx context.Context, owner *model.User, id int64, in Input) (*View, error) {
+	t, err := s.own(ctx, id, owner.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.apply(t, owner, in, time.Now()); err != nil {
+		return nil, err
+	}
+	if err := s.store.SaveToken(ctx, t); err != nil {
+		return nil, err
+	}
+	if in.RemainQuota != nil && s.quotas != nil {
+		if err := s.quotas.SetToken(ctx, t.ID, t.RemainQuota); err != nil {
+			return nil, fmt.Errorf("set live key quota: %w", err)
+		}
+	}
+	s.changed(ctx, t.KeyHash)
+	return s.view(ctx, t), nil
+}
+
+// SetStatus lets an admin enable or disable any key.
+func (s *Service) SetStatus(ctx context.Context, id int64, status string) (*View, error) {
+	t, err := s.own(ctx, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	if status != model.StatusEnabled && status != model.StatusDisabled {
+		return nil, apperr.Field("status", `must be "enabled" or "disabled"`)
+	}
+	t.Status = status
+	if err := s.store.SaveToken(ctx, t); err != nil {
+		return nil, err
+	}
+	s.changed(ctx, t.KeyHash)
+	return s.view(ctx, t), nil
+}
+
+// Delete removes a key of userID.
+func (s *Service) Delete(ctx context.Context, id, userID int64) error {
+	t, err := s.own(ctx, id, userID)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteToken(ctx, id, userID); err != nil {
+		return err
+	}
+	s.changed(ctx, t.KeyHash)
+	return nil
+}
+
+// Reveal decrypts a key for its owner.
+func (s *Service) Reveal(ctx context.Context, id, userID int64) (string, error) {
+	t, err := s.own(ctx, id, userID)
+	if err != nil {
+		return "", err
+	}
+	return s.keys.Decrypt(t.KeyCipher)
+}
