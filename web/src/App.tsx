@@ -1,0 +1,56 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { App as AntdApp, ConfigProvider, theme } from 'antd';
+import enUS from 'antd/locale/en_US';
+import zhCN from 'antd/locale/zh_CN';
+import { useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { RouterProvider } from 'react-router';
+import { ApiError } from './api/client';
+import { SessionProvider } from './auth/SessionProvider';
+import { createRouter } from './router';
+import { ThemeModeProvider, useThemeMode } from './theme/ThemeMode';
+
+/** Client errors (4xx) are answers, not glitches: do not retry them. */
+function shouldRetry(failureCount: number, error: unknown): boolean {
+  if (error instanceof ApiError && error.status >= 400 && error.status < 500) return false;
+  return failureCount < 2;
+}
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: { retry: shouldRetry, refetchOnWindowFocus: false, staleTime: 10_000 },
+      mutations: { retry: false },
+    },
+  });
+}
+
+function ThemedApp({ children }: { children: ReactNode }) {
+  const { mode } = useThemeMode();
+  const { i18n } = useTranslation();
+  return (
+    <ConfigProvider
+      locale={i18n.language === 'zh-CN' ? zhCN : enUS}
+      theme={{ algorithm: mode === 'dark' ? theme.darkAlgorithm : theme.defaultAlgorithm }}
+    >
+      <AntdApp>{children}</AntdApp>
+    </ConfigProvider>
+  );
+}
+
+/** Providers (query cache, theme, language, session) around the router. */
+export function App() {
+  const [queryClient] = useState(createQueryClient);
+  const [router] = useState(createRouter);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <ThemeModeProvider>
+        <ThemedApp>
+          <SessionProvider>
+            <RouterProvider router={router} />
+          </SessionProvider>
+        </ThemedApp>
+      </ThemeModeProvider>
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,75 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { api } from './http';
+import type { Group, LoginResponse, SiteStatus, User } from './types';
+
+export const selfKey = ['self'] as const;
+
+/** Public site status: registration open, site name, notice. */
+export function useSiteStatus() {
+  return useQuery({
+    queryKey: ['status'],
+    queryFn: () => api.get<SiteStatus>('/api/status'),
+    staleTime: 60_000,
+  });
+}
+
+/** The signed-in user (balance, role, group); only runs with a session. */
+export function useSelf(enabled = true) {
+  return useQuery({
+    queryKey: selfKey,
+    queryFn: () => api.get<User>('/api/user/self'),
+    enabled,
+  });
+}
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** Signs in and installs the session in the client. */
+export function useLogin() {
+  return useMutation({
+    mutationFn: async (body: Credentials) => {
+      const session = await api.post<LoginResponse>('/api/auth/login', body, { retryOn401: false });
+      api.setSession(session);
+      return session;
+    },
+  });
+}
+
+export interface Registration extends Credentials {
+  email?: string;
+}
+
+export function useRegister() {
+  return useMutation({
+    mutationFn: (body: Registration) =>
+      api.post<{ user: User }>('/api/auth/register', body, { retryOn401: false }),
+  });
+}
+
+/** Revokes the refresh cookie; the session is cleared even when the server call fails. */
+export async function logout(): Promise<void> {
+  try {
+    await api.post<void>('/api/auth/logout', undefined, { retryOn401: false });
+  } finally {
+    api.setSession(null);
+  }
+}
+
+export function useChangePassword() {
+  return useMutation({
+    mutationFn: (body: { old_password: string; new_password: string }) =>
+      api.post<void>('/api/user/password', body),
+  });
+}
+
+/** Groups the caller may pick for a key. */
+export function useUserGroups(enabled = true) {
+  return useQuery({
+    queryKey: ['user-groups'],
+    queryFn: () => api.get<Group[]>('/api/user/groups'),
+    enabled,
+  });
+}

@@ -1,0 +1,112 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from './http';
+import type {
+  Channel,
+  ChannelHealth,
+  ChannelInput,
+  ChannelTestJob,
+  ChannelTestResult,
+  Page,
+  PageQuery,
+} from './types';
+
+const channelsKey = ['channels'] as const;
+
+export interface ChannelQuery extends PageQuery {
+  type?: string;
+  status?: string;
+  group?: string;
+  model?: string;
+  tag?: string;
+}
+
+export function useChannels(query: ChannelQuery) {
+  return useQuery({
+    queryKey: [...channelsKey, query],
+    queryFn: () => api.get<Page<Channel>>('/api/admin/channels', { ...query }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useChannelHealth(id: number, enabled = true) {
+  return useQuery({
+    queryKey: ['channel-health', id],
+    queryFn: () => api.get<ChannelHealth>(`/api/admin/channels/${id}/health`),
+    enabled,
+    staleTime: 5_000,
+  });
+}
+
+function useInvalidateChannels() {
+  const qc = useQueryClient();
+  return () => {
+    void qc.invalidateQueries({ queryKey: ['channel-health'] });
+    return qc.invalidateQueries({ queryKey: channelsKey });
+  };
+}
+
+export function useCreateChannel() {
+  const invalidate = useInvalidateChannels();
+  return useMutation({
+    mutationFn: (body: ChannelInput) => api.post<Channel>('/api/admin/channels', body),
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateChannel() {
+  const invalidate = useInvalidateChannels();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: number; body: ChannelInput }) =>
+      api.patch<Channel>(`/api/admin/channels/${id}`, body),
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeleteChannel() {
+  const invalidate = useInvalidateChannels();
+  return useMutation({
+    mutationFn: (id: number) => api.del(`/api/admin/channels/${id}`),
+    onSuccess: invalidate,
+  });
+}
+
+export function useTestChannel() {
+  const invalidate = useInvalidateChannels();
+  return useMutation({
+    mutationFn: ({ id, model }: { id: number; model?: string }) =>
+      api.post<ChannelTestResult>(`/api/admin/channels/${id}/test`, model ? { model } : {}),
+    onSettled: invalidate,
+  });
+}
+
+export function useFetchUpstreamModels() {
+  return useMutation({
+    mutationFn: (id: number) => api.post<{ models: string[] }>(`/api/admin/channels/${id}/fetch-models`),
+  });
+}
+
+/** Starts a background test of many channels; answers the job id to poll. */
+export function useStartChannelTests() {
+  return useMutation({
+    mutationFn: (body: { ids?: number[]; status?: string }) =>
+      api.post<{ id: string }>('/api/admin/channels/test', body),
+  });
+}
+
+/** Polls a test job every second until every channel has an answer. */
+export function useChannelTestJob(jobId: string | null) {
+  const qc = useQueryClient();
+  return useQuery({
+    queryKey: ['channel-test-job', jobId],
+    queryFn: async () => {
+      const job = await api.get<ChannelTestJob>(`/api/admin/channels/test/${jobId}`);
+      if (job.total > 0 && job.done >= job.total) void qc.invalidateQueries({ queryKey: channelsKey });
+      return job;
+    },
+    enabled: !!jobId,
+    refetchInterval: (q) => {
+      const job = q.state.data;
+      return job && job.done >= job.total ? false : 1000;
+    },
+  });
+}

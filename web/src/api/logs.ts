@@ -1,0 +1,27 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { api } from './http';
+import type { LogFilter, LogPage, LogStats } from './types';
+
+const PAGE_LIMIT = 50;
+
+/** Usage logs with cursor pagination; `admin` reads everyone's. */
+export function useLogs(filter: LogFilter, admin = false) {
+  const path = admin ? '/api/admin/logs' : '/api/logs';
+  return useInfiniteQuery({
+    queryKey: ['logs', admin, filter],
+    initialPageParam: '' as string,
+    queryFn: ({ pageParam }) =>
+      api.get<LogPage>(path, { ...filter, cursor: pageParam, limit: PAGE_LIMIT }),
+    getNextPageParam: (last) => last.next_cursor || undefined,
+  });
+}
+
+/** Sums per day and per model for the charts. */
+export function useLogStats(range: { from?: string; to?: string; user_id?: number }, admin = false) {
+  const path = admin ? '/api/admin/logs/stats' : '/api/logs/stats';
+  return useQuery({
+    queryKey: ['log-stats', admin, range],
+    queryFn: () => api.get<LogStats>(path, range),
+    staleTime: 30_000,
+  });
+}

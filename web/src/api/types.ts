@@ -1,0 +1,250 @@
+// Shapes of the console API, as written in docs/API.md.
+
+export type Role = 'user' | 'admin' | 'root';
+export type EnabledStatus = 'enabled' | 'disabled';
+
+export interface User {
+  id: number;
+  username: string;
+  email?: string;
+  role: Role;
+  group: string;
+  status: EnabledStatus;
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  created_at: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export interface PageQuery {
+  page?: number;
+  size?: number;
+  q?: string;
+}
+
+export interface LoginResponse {
+  token: string;
+  expires_at?: string;
+  user: User;
+}
+
+export interface SiteStatus {
+  version: string;
+  registration_open: boolean;
+  store: string;
+  cache: string;
+  site_name: string;
+  notice: string;
+}
+
+export interface Group {
+  name: string;
+  description: string;
+  ratio: string;
+  selectable: boolean;
+}
+
+export interface Token {
+  id: number;
+  user_id: number;
+  name: string;
+  key: string;
+  status: EnabledStatus;
+  remain_quota: number;
+  unlimited: boolean;
+  used_quota: number;
+  expires_at: string | null;
+  models: string[];
+  allowed_ips: string[];
+  group: string;
+  rpm: number;
+  concurrency: number;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface TokenInput {
+  name?: string;
+  remain_quota?: number;
+  unlimited?: boolean;
+  expires_at?: string | null;
+  models?: string[];
+  allowed_ips?: string[];
+  group?: string;
+  rpm?: number;
+  concurrency?: number;
+  status?: EnabledStatus;
+}
+
+export interface PriceRow {
+  model: string;
+  input: string;
+  output: string;
+  cache_read: string;
+  cache_write: string;
+  per_call: string;
+}
+
+export interface EffectivePrice extends PriceRow {
+  group_ratio: string;
+}
+
+export type ChannelType = 'openai' | 'openai-compatible' | 'anthropic';
+export type ChannelStatus = 'enabled' | 'disabled' | 'auto_disabled';
+export type HealthState = 'closed' | 'open' | 'half_open' | 'disabled';
+
+export interface ChannelTimeouts {
+  connect_ms: number;
+  first_byte_ms: number;
+  idle_ms: number;
+  total_ms: number;
+}
+
+export interface Channel {
+  id: number;
+  type: ChannelType;
+  name: string;
+  base_url: string;
+  keys: string[];
+  key_strategy: 'random' | 'round_robin';
+  models: string[];
+  model_mapping: Record<string, string>;
+  groups: string[];
+  priority: number;
+  weight: number;
+  status: ChannelStatus;
+  header_override: Record<string, string>;
+  body_override: { set?: Record<string, unknown>; delete?: string[] };
+  status_code_mapping: Record<string, number>;
+  test_model: string;
+  timeouts: ChannelTimeouts;
+  tag: string;
+  created_at: string;
+  health?: { state: HealthState; success_rate?: number; latency_ms?: number };
+}
+
+export type ChannelInput = Partial<Omit<Channel, 'id' | 'created_at' | 'health'>>;
+
+export interface ChannelTestResult {
+  id?: number;
+  ok: boolean;
+  status: number;
+  latency_ms: number;
+  first_byte_ms: number;
+  error_class: string;
+  error: string;
+  key_index: number;
+}
+
+export interface ChannelTestJob {
+  total: number;
+  done: number;
+  results: ChannelTestResult[];
+}
+
+export interface ChannelHealth {
+  state: HealthState;
+  keys: { index: number; masked: string; state: string; cooldown_until: string | null }[];
+  metrics: Record<string, unknown>;
+}
+
+export interface LogAttempt {
+  channel_id: number;
+  key_index: number;
+  class: string;
+  latency_ms: number;
+}
+
+export interface LogPrice {
+  input: string;
+  output: string;
+  cache_read: string;
+  cache_write: string;
+  per_call: string;
+}
+
+export interface UsageLog {
+  id: number;
+  request_id: string;
+  created_at: string;
+  user_id: number;
+  username: string;
+  token_id: number;
+  token_name: string;
+  channel_id: number;
+  channel_name: string;
+  model: string;
+  upstream_model: string;
+  stream: boolean;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost: number;
+  price: LogPrice;
+  group_ratio: string;
+  status: 'success' | 'error';
+  http_status: number;
+  error_class: string;
+  error: string;
+  elapsed_ms: number;
+  first_byte_ms: number;
+  client_ip: string;
+  attempts: LogAttempt[];
+}
+
+export interface LogFilter {
+  from?: string;
+  to?: string;
+  model?: string;
+  token_id?: number;
+  status?: 'success' | 'error';
+  user_id?: number;
+  channel_id?: number;
+}
+
+export interface LogPage {
+  items: UsageLog[];
+  next_cursor: string | null;
+}
+
+export interface StatsRow {
+  requests: number;
+  cost: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface LogStats {
+  totals: StatsRow;
+  days: (StatsRow & { date: string })[];
+  models: (StatsRow & { model: string })[];
+}
+
+export interface Settings {
+  site_name: string;
+  notice: string;
+  registration_open: boolean;
+  default_group: string;
+  new_user_quota: number;
+  unknown_model_policy: 'refuse' | 'default';
+  default_price: PriceRow;
+  estimate_output_tokens: number;
+  [key: string]: unknown;
+}
+
+export interface AuditEntry {
+  id: number;
+  actor_id: number;
+  actor_name: string;
+  action: string;
+  target: string;
+  detail: string;
+  ip: string;
+  created_at: string;
+}

@@ -1,0 +1,125 @@
+import type { Channel, ChannelInput, ChannelType } from '../../../api/types';
+import { fromRows, toRows, type KeyValueRow } from '../../../components/KeyValueEditor';
+
+export const CHANNEL_TYPES: ChannelType[] = ['openai', 'openai-compatible', 'anthropic'];
+
+export interface ChannelFormValues {
+  type: ChannelType;
+  name: string;
+  base_url: string;
+  keys_text?: string;
+  key_strategy: 'random' | 'round_robin';
+  models: string[];
+  model_mapping: KeyValueRow[];
+  groups: string[];
+  priority: number;
+  weight: number;
+  enabled: boolean;
+  header_override: KeyValueRow[];
+  body_set: KeyValueRow[];
+  body_delete: string[];
+  status_code_mapping: KeyValueRow[];
+  test_model?: string;
+  timeouts: { connect_ms?: number | null; first_byte_ms?: number | null; idle_ms?: number | null; total_ms?: number | null };
+  tag?: string;
+}
+
+export const DEFAULT_CHANNEL_VALUES: ChannelFormValues = {
+  type: 'openai',
+  name: '',
+  base_url: '',
+  keys_text: '',
+  key_strategy: 'random',
+  models: [],
+  model_mapping: [],
+  groups: ['default'],
+  priority: 0,
+  weight: 1,
+  enabled: true,
+  header_override: [],
+  body_set: [],
+  body_delete: [],
+  status_code_mapping: [],
+  test_model: '',
+  timeouts: { connect_ms: null, first_byte_ms: null, idle_ms: null, total_ms: null },
+  tag: '',
+};
+
+/** One key per line; blank lines and surrounding spaces dropped, duplicates removed. */
+export function parseKeys(text: string | undefined): string[] {
+  return [...new Set((text ?? '').split(/\r?\n/).map((k) => k.trim()).filter(Boolean))];
+}
+
+/** A body-override value: JSON when it parses (numbers, booleans, objects), else the plain string. */
+export function parseOverrideValue(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return text;
+  }
+}
+
+/** The channel as form values for editing (keys stay empty: they come back masked). */
+export function channelToForm(channel: Channel): ChannelFormValues {
+  return {
+    type: channel.type,
+    name: channel.name,
+    base_url: channel.base_url,
+    keys_text: '',
+    key_strategy: channel.key_strategy || 'random',
+    models: channel.models ?? [],
+    model_mapping: toRows(channel.model_mapping),
+    groups: channel.groups ?? [],
+    priority: channel.priority ?? 0,
+    weight: channel.weight ?? 1,
+    enabled: channel.status === 'enabled',
+    header_override: toRows(channel.header_override),
+    body_set: toRows(channel.body_override?.set),
+    body_delete: channel.body_override?.delete ?? [],
+    status_code_mapping: toRows(channel.status_code_mapping),
+    test_model: channel.test_model ?? '',
+    timeouts: { ...DEFAULT_CHANNEL_VALUES.timeouts, ...channel.timeouts },
+    tag: channel.tag ?? '',
+  };
+}
+
+/**
+ * Form values → API body. On edit, an empty keys box keeps the stored keys; a status the admin
+ * did not touch (auto-disabled) is left alone.
+ */
+export function formToChannel(values: ChannelFormValues, existing?: Channel): ChannelInput {
+  const statusCodes: Record<string, number> = {};
+  for (const [from, to] of Object.entries(fromRows(values.status_code_mapping))) statusCodes[from] = Number(to);
+  const bodySet: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fromRows(values.body_set))) bodySet[k] = parseOverrideValue(v);
+  const timeouts = {
+    connect_ms: values.timeouts?.connect_ms ?? 0,
+    first_byte_ms: values.timeouts?.first_byte_ms ?? 0,
+    idle_ms: values.timeouts?.idle_ms ?? 0,
+    total_ms: values.timeouts?.total_ms ?? 0,
+  };
+  const body: ChannelInput = {
+    type: values.type,
+    name: values.name.trim(),
+    base_url: values.base_url.trim().replace(/\/+$/, ''),
+    key_strategy: values.key_strategy,
+    models: values.models ?? [],
+    model_mapping: fromRows(values.model_mapping),
+    groups: values.groups ?? [],
+    priority: values.priority ?? 0,
+    weight: values.weight ?? 1,
+    header_override: fromRows(values.header_override),
+    body_override: { set: bodySet, delete: values.body_delete ?? [] },
+    status_code_mapping: statusCodes,
+    test_model: values.test_model?.trim() ?? '',
+    timeouts,
+    tag: values.tag?.trim() ?? '',
+  };
+  const keys = parseKeys(values.keys_text);
+  if (keys.length > 0 || !existing) body.keys = keys;
+  const wasEnabled = existing ? existing.status === 'enabled' : undefined;
+  if (!existing || wasEnabled !== values.enabled) body.status = values.enabled ? 'enabled' : 'disabled';
+  return body;
+}

@@ -1,0 +1,5 @@
+import { LogsView } from '../../logs/LogsView';
+
+export default function AllLogsPage() {
+  return <LogsView admin />;
+}

@@ -1,0 +1,119 @@
+import { DeleteOutlined, PlusOutlined, SaveOutlined, UndoOutlined } from '@ant-design/icons';
+import { App, Button, Form, Input, Table, Typography } from 'antd';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useAdminPricing, useSavePricing } from '../../../api/pricing';
+import type { PriceRow } from '../../../api/types';
+import { PageHeader } from '../../../components/PageHeader';
+import { QueryError } from '../../../components/QueryError';
+import { decimalRules } from '../../../lib/validation';
+
+const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
+const EMPTY_ROW: PriceRow = { model: '', input: '0', output: '0', cache_read: '0', cache_write: '0', per_call: '0' };
+
+/** Normalizes edited rows for PUT: trimmed, blank prices as "0". */
+export function cleanPriceRows(rows: PriceRow[]): PriceRow[] {
+  return rows.map((row) => {
+    const out = { ...row, model: row.model.trim() };
+    for (const field of PRICE_FIELDS) out[field] = String(row[field] ?? '').trim() || '0';
+    return out;
+  });
+}
+
+/** The whole price table, edited in place and saved in one PUT. */
+export default function ModelPricingPage() {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const pricing = useAdminPricing();
+  const save = useSavePricing();
+  const [form] = Form.useForm<{ rows: PriceRow[] }>();
+
+  useEffect(() => {
+    if (pricing.data) form.setFieldsValue({ rows: pricing.data });
+  }, [pricing.data, form]);
+
+  const onFinish = ({ rows }: { rows: PriceRow[] }) =>
+    save.mutate(cleanPriceRows(rows ?? []), {
+      onSuccess: () => message.success(t('common.saved')),
+      onError: (err) => message.error(err.message),
+    });
+
+  const uniqueModel = {
+    validator: (_: unknown, value: string) => {
+      const rows: PriceRow[] = form.getFieldValue('rows') ?? [];
+      const count = rows.filter((r) => r?.model?.trim() === value?.trim()).length;
+      return count > 1 ? Promise.reject(new Error(t('modelPricing.duplicate'))) : Promise.resolve();
+    },
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={t('modelPricing.title')}
+        extra={
+          <>
+            <Button icon={<UndoOutlined />} onClick={() => form.setFieldsValue({ rows: pricing.data ?? [] })}>
+              {t('common.reset')}
+            </Button>
+            <Button type="primary" icon={<SaveOutlined />} loading={save.isPending} onClick={() => form.submit()}>
+              {t('modelPricing.saveAll')}
+            </Button>
+          </>
+        }
+      />
+      <Typography.Paragraph type="secondary">{t('modelPricing.hint')}</Typography.Paragraph>
+      {pricing.error ? <QueryError error={pricing.error} onRetry={() => void pricing.refetch()} /> : null}
+      <Form form={form} onFinish={onFinish} name="pricing-form" component="div">
+        <Form.List name="rows">
+          {(fields, { add, remove }) => (
+            <>
+              <Table
+                rowKey="key"
+                size="small"
+                loading={pricing.isPending}
+                dataSource={fields}
+                pagination={false}
+                scroll={{ x: 'max-content' }}
+                locale={{ emptyText: pricing.error ? t('common.loadFailed') : t('modelPricing.empty') }}
+                columns={[
+                  {
+                    title: t('pricing.model'),
+                    key: 'model',
+                    render: (_, field) => (
+                      <Form.Item
+                        name={[field.name, 'model']}
+                        style={{ margin: 0, minWidth: 200 }}
+                        rules={[{ required: true, whitespace: true, message: t('validation.required') }, uniqueModel]}
+                      >
+                        <Input />
+                      </Form.Item>
+                    ),
+                  },
+                  ...PRICE_FIELDS.map((price) => ({
+                    title: t(`modelPricing.${price}`),
+                    key: price,
+                    render: (_: unknown, field: { name: number }) => (
+                      <Form.Item name={[field.name, price]} style={{ margin: 0, width: 110 }} rules={decimalRules(t)}>
+                        <Input inputMode="decimal" />
+                      </Form.Item>
+                    ),
+                  })),
+                  {
+                    title: t('common.actions'),
+                    key: 'actions',
+                    render: (_, field) => (
+                      <Button type="text" danger aria-label={t('common.remove')} icon={<DeleteOutlined />} onClick={() => remove(field.name)} />
+                    ),
+                  },
+                ]}
+              />
+              <Button type="dashed" block icon={<PlusOutlined />} style={{ marginTop: 12 }} onClick={() => add({ ...EMPTY_ROW })}>
+                {t('modelPricing.addRow')}
+              </Button>
+            </>
+          )}
+        </Form.List>
+      </Form>
+    </>
+  );
+}

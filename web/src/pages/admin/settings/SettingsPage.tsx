@@ -1,0 +1,142 @@
+import { App, Button, Card, Col, Form, Input, InputNumber, Row, Select, Skeleton, Switch } from 'antd';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useGroups } from '../../../api/groups';
+import { useSaveSettings, useSettings } from '../../../api/settings';
+import type { PriceRow, Settings } from '../../../api/types';
+import { PageHeader } from '../../../components/PageHeader';
+import { QueryError } from '../../../components/QueryError';
+import { unitsToUsdText, usdToUnits } from '../../../lib/money';
+import { applyServerError, decimalRules } from '../../../lib/validation';
+
+interface SettingsForm {
+  site_name: string;
+  notice: string;
+  registration_open: boolean;
+  default_group: string;
+  new_user_quota_usd: string;
+  unknown_model_policy: 'refuse' | 'default';
+  default_price: Omit<PriceRow, 'model'>;
+  estimate_output_tokens: number;
+}
+
+const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
+const ZERO_PRICE = { input: '0', output: '0', cache_read: '0', cache_write: '0', per_call: '0' };
+
+function toForm(s: Settings): SettingsForm {
+  return {
+    site_name: s.site_name ?? '',
+    notice: s.notice ?? '',
+    registration_open: !!s.registration_open,
+    default_group: s.default_group ?? 'default',
+    new_user_quota_usd: unitsToUsdText(s.new_user_quota ?? 0),
+    unknown_model_policy: s.unknown_model_policy ?? 'refuse',
+    default_price: { ...ZERO_PRICE, ...(s.default_price as Partial<PriceRow> | undefined) },
+    estimate_output_tokens: s.estimate_output_tokens ?? 0,
+  };
+}
+
+export default function SettingsPage() {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const settings = useSettings();
+  const groups = useGroups();
+  const save = useSaveSettings();
+  const [form] = Form.useForm<SettingsForm>();
+  const policy = Form.useWatch('unknown_model_policy', form);
+
+  useEffect(() => {
+    if (settings.data) form.setFieldsValue(toForm(settings.data));
+  }, [settings.data, form]);
+
+  const onFinish = async (values: SettingsForm) => {
+    const body: Partial<Settings> = {
+      site_name: values.site_name.trim(),
+      notice: values.notice ?? '',
+      registration_open: values.registration_open,
+      default_group: values.default_group,
+      new_user_quota: usdToUnits(values.new_user_quota_usd || '0') ?? 0,
+      unknown_model_policy: values.unknown_model_policy,
+      default_price: { model: '', ...values.default_price },
+      estimate_output_tokens: values.estimate_output_tokens ?? 0,
+    };
+    try {
+      await save.mutateAsync(body);
+      message.success(t('common.saved'));
+    } catch (err) {
+      const text = applyServerError(form, err);
+      if (text) message.error(text);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={t('settings.title')}
+        extra={
+          <Button type="primary" onClick={() => form.submit()} loading={save.isPending} disabled={!settings.data}>
+            {t('common.save')}
+          </Button>
+        }
+      />
+      {settings.error ? <QueryError error={settings.error} onRetry={() => void settings.refetch()} /> : null}
+      {settings.isPending ? (
+        <Skeleton active />
+      ) : (
+        <Form<SettingsForm> form={form} layout="vertical" onFinish={onFinish} name="settings-form">
+          <Row gutter={[16, 16]}>
+            <Col xs={24} lg={12}>
+              <Card title={t('settings.site')}>
+                <Form.Item name="site_name" label={t('settings.siteName')} rules={[{ max: 64, message: t('validation.tooLong', { max: 64 }) }]}>
+                  <Input />
+                </Form.Item>
+                <Form.Item name="notice" label={t('settings.notice')} extra={t('settings.noticeHint')}>
+                  <Input.TextArea autoSize={{ minRows: 2, maxRows: 6 }} />
+                </Form.Item>
+                <Form.Item name="registration_open" label={t('settings.registrationOpen')} valuePropName="checked">
+                  <Switch />
+                </Form.Item>
+              </Card>
+            </Col>
+            <Col xs={24} lg={12}>
+              <Card title={t('settings.defaults')}>
+                <Form.Item name="default_group" label={t('settings.defaultGroup')} rules={[{ required: true, message: t('validation.required') }]}>
+                  <Select options={(groups.data ?? []).map((g) => ({ value: g.name, label: g.name }))} />
+                </Form.Item>
+                <Form.Item name="new_user_quota_usd" label={t('settings.newUserQuota')} rules={decimalRules(t)}>
+                  <Input prefix="$" inputMode="decimal" />
+                </Form.Item>
+                <Form.Item name="estimate_output_tokens" label={t('settings.estimateOutputTokens')} extra={t('settings.estimateOutputTokensHint')}>
+                  <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+                </Form.Item>
+              </Card>
+            </Col>
+            <Col xs={24}>
+              <Card title={t('settings.unknownModels')}>
+                <Form.Item name="unknown_model_policy" label={t('settings.unknownModelPolicy')}>
+                  <Select
+                    options={[
+                      { value: 'refuse', label: t('settings.policy_refuse') },
+                      { value: 'default', label: t('settings.policy_default') },
+                    ]}
+                  />
+                </Form.Item>
+                {policy === 'default' ? (
+                  <Row gutter={16}>
+                    {PRICE_FIELDS.map((field) => (
+                      <Col xs={12} md={8} xl={4} key={field}>
+                        <Form.Item name={['default_price', field]} label={t(`modelPricing.${field}`)} rules={decimalRules(t)}>
+                          <Input inputMode="decimal" />
+                        </Form.Item>
+                      </Col>
+                    ))}
+                  </Row>
+                ) : null}
+              </Card>
+            </Col>
+          </Row>
+        </Form>
+      )}
+    </>
+  );
+}

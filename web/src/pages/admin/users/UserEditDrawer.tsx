@@ -1,0 +1,84 @@
+import { App, Button, Drawer, Flex, Form, Input, Select } from 'antd';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useGroups } from '../../../api/groups';
+import { useUpdateUser, type UserPatch } from '../../../api/users';
+import type { Role, User } from '../../../api/types';
+import { useSession } from '../../../auth/SessionProvider';
+import { applyServerError } from '../../../lib/validation';
+
+const ROLES: Role[] = ['user', 'admin', 'root'];
+
+/** Edit a user's role, group, status and email. Only root may grant admin or root. */
+export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const { user: me } = useSession();
+  const [form] = Form.useForm<UserPatch>();
+  const groups = useGroups(!!user);
+  const update = useUpdateUser();
+
+  useEffect(() => {
+    if (user) form.setFieldsValue({ role: user.role, group: user.group, status: user.status, email: user.email ?? '' });
+  }, [user, form]);
+
+  const onFinish = async (values: UserPatch) => {
+    if (!user) return;
+    const body: UserPatch = {};
+    if (values.role !== user.role) body.role = values.role;
+    if (values.group !== user.group) body.group = values.group;
+    if (values.status !== user.status) body.status = values.status;
+    if ((values.email ?? '') !== (user.email ?? '')) body.email = values.email?.trim();
+    try {
+      if (Object.keys(body).length > 0) await update.mutateAsync({ id: user.id, body });
+      message.success(t('common.saved'));
+      onClose();
+    } catch (err) {
+      const text = applyServerError(form, err);
+      if (text) message.error(text);
+    }
+  };
+
+  return (
+    <Drawer
+      open={!!user}
+      onClose={onClose}
+      title={t('users.editTitle', { name: user?.username ?? '' })}
+      destroyOnHidden
+      extra={
+        <Flex gap={8}>
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button type="primary" onClick={() => form.submit()} loading={update.isPending}>
+            {t('common.save')}
+          </Button>
+        </Flex>
+      }
+    >
+      <Form<UserPatch> form={form} layout="vertical" onFinish={onFinish} name="user-form">
+        <Form.Item name="role" label={t('users.role')} rules={[{ required: true, message: t('validation.required') }]}>
+          <Select
+            options={ROLES.map((role) => ({
+              value: role,
+              label: t(`users.role_${role}`),
+              disabled: role !== 'user' && me?.role !== 'root',
+            }))}
+          />
+        </Form.Item>
+        <Form.Item name="group" label={t('users.group')} rules={[{ required: true, message: t('validation.required') }]}>
+          <Select loading={groups.isPending} options={(groups.data ?? []).map((g) => ({ value: g.name, label: `${g.name} ×${g.ratio}` }))} />
+        </Form.Item>
+        <Form.Item name="status" label={t('common.status')}>
+          <Select
+            options={[
+              { value: 'enabled', label: t('common.enabled') },
+              { value: 'disabled', label: t('common.disabled') },
+            ]}
+          />
+        </Form.Item>
+        <Form.Item name="email" label={t('auth.email')} rules={[{ type: 'email', message: t('validation.email') }]}>
+          <Input />
+        </Form.Item>
+      </Form>
+    </Drawer>
+  );
+}

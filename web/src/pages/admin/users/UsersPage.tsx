@@ -1,0 +1,101 @@
+import { DollarOutlined, EditOutlined } from '@ant-design/icons';
+import { Button, Input, Select, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useUsers, type UserQuery } from '../../../api/users';
+import type { User } from '../../../api/types';
+import { PageHeader } from '../../../components/PageHeader';
+import { QueryError } from '../../../components/QueryError';
+import { formatTime } from '../../../lib/format';
+import { useFormat } from '../../../lib/useFormat';
+import { QuotaModal } from './QuotaModal';
+import { UserEditDrawer } from './UserEditDrawer';
+
+const ROLE_COLORS = { user: 'default', admin: 'blue', root: 'gold' } as const;
+
+export default function UsersPage() {
+  const { t } = useTranslation();
+  const fmt = useFormat();
+  const [query, setQuery] = useState<UserQuery>({ page: 1, size: 20 });
+  const users = useUsers(query);
+  const [editing, setEditing] = useState<User | null>(null);
+  const [funding, setFunding] = useState<User | null>(null);
+  const setFilter = (patch: Partial<UserQuery>) => setQuery((q) => ({ ...q, ...patch, page: 1 }));
+
+  const columns: TableProps<User>['columns'] = [
+    { title: t('users.id'), dataIndex: 'id', key: 'id', width: 64 },
+    { title: t('auth.username'), dataIndex: 'username', key: 'username' },
+    { title: t('auth.email'), dataIndex: 'email', key: 'email', responsive: ['lg'] },
+    { title: t('users.role'), dataIndex: 'role', key: 'role', render: (r: User['role']) => <Tag color={ROLE_COLORS[r]}>{t(`users.role_${r}`)}</Tag> },
+    { title: t('users.group'), dataIndex: 'group', key: 'group', responsive: ['md'] },
+    {
+      title: t('common.status'),
+      dataIndex: 'status',
+      key: 'status',
+      render: (s: string) => <Tag color={s === 'enabled' ? 'success' : 'default'}>{t(`common.${s}`)}</Tag>,
+    },
+    { title: t('dashboard.balance'), dataIndex: 'quota', key: 'quota', render: (v: number) => fmt.money(v) },
+    { title: t('users.used'), dataIndex: 'used_quota', key: 'used', responsive: ['md'], render: (v: number) => fmt.money(v) },
+    { title: t('users.requests'), dataIndex: 'request_count', key: 'requests', responsive: ['lg'], render: (v: number) => fmt.number(v) },
+    { title: t('users.createdAt'), dataIndex: 'created_at', key: 'created', responsive: ['xl'], render: (v: string) => formatTime(v) },
+    {
+      title: t('common.actions'),
+      key: 'actions',
+      fixed: 'right',
+      render: (_, u) => (
+        <Space size={0}>
+          <Tooltip title={t('common.edit')}>
+            <Button type="text" aria-label={t('common.edit')} icon={<EditOutlined />} onClick={() => setEditing(u)} />
+          </Tooltip>
+          <Tooltip title={t('users.adjustQuota')}>
+            <Button type="text" aria-label={t('users.adjustQuota')} icon={<DollarOutlined />} onClick={() => setFunding(u)} />
+          </Tooltip>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader title={t('users.title')} />
+      <Space wrap style={{ marginBottom: 16 }}>
+        <Input.Search allowClear placeholder={t('users.search')} onSearch={(q) => setFilter({ q: q.trim() })} style={{ width: 220 }} />
+        <Select
+          allowClear
+          placeholder={t('users.role')}
+          style={{ width: 140 }}
+          onChange={(role) => setFilter({ role })}
+          options={(['user', 'admin', 'root'] as const).map((r) => ({ value: r, label: t(`users.role_${r}`) }))}
+        />
+        <Select
+          allowClear
+          placeholder={t('common.status')}
+          style={{ width: 140 }}
+          onChange={(status) => setFilter({ status })}
+          options={[
+            { value: 'enabled', label: t('common.enabled') },
+            { value: 'disabled', label: t('common.disabled') },
+          ]}
+        />
+      </Space>
+      {users.error ? <QueryError error={users.error} onRetry={() => void users.refetch()} /> : null}
+      <Table<User>
+        rowKey="id"
+        columns={columns}
+        dataSource={users.data?.items ?? []}
+        loading={users.isPending}
+        scroll={{ x: 'max-content' }}
+        locale={{ emptyText: users.error ? t('common.loadFailed') : t('users.empty') }}
+        pagination={{
+          current: query.page,
+          pageSize: query.size,
+          total: users.data?.total ?? 0,
+          showSizeChanger: true,
+          onChange: (page, size) => setQuery((q) => ({ ...q, page, size })),
+        }}
+      />
+      <UserEditDrawer user={editing} onClose={() => setEditing(null)} />
+      <QuotaModal user={funding} onClose={() => setFunding(null)} />
+    </>
+  );
+}

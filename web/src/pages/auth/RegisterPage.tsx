@@ -1,0 +1,88 @@
+import { Alert, App, Button, Form, Input, Result, Spin, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router';
+import { useLogin, useRegister, useSiteStatus } from '../../api/auth';
+import { applyServerError, confirmRules, passwordRules, usernameRules } from '../../lib/validation';
+import { AuthCard } from './AuthCard';
+
+interface RegisterForm {
+  username: string;
+  email?: string;
+  password: string;
+  confirm: string;
+}
+
+export function RegisterPage() {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<RegisterForm>();
+  const status = useSiteStatus();
+  const register = useRegister();
+  const login = useLogin();
+  const navigate = useNavigate();
+  const { message } = App.useApp();
+
+  const onFinish = async (values: RegisterForm) => {
+    const username = values.username.trim();
+    try {
+      await register.mutateAsync({ username, password: values.password, email: values.email?.trim() || undefined });
+    } catch (err) {
+      const text = applyServerError(form, err);
+      if (text) message.error(text);
+      return;
+    }
+    message.success(t('auth.registered'));
+    try {
+      await login.mutateAsync({ username, password: values.password });
+      navigate('/console', { replace: true });
+    } catch {
+      navigate('/login', { replace: true });
+    }
+  };
+
+  if (status.isPending) {
+    return (
+      <AuthCard title={t('auth.signUpTitle')}>
+        <Spin />
+      </AuthCard>
+    );
+  }
+  if (status.data && !status.data.registration_open) {
+    return (
+      <AuthCard title={t('auth.signUpTitle')}>
+        <Result
+          status="info"
+          title={t('auth.registrationClosed')}
+          subTitle={t('auth.registrationClosedHint')}
+          extra={<Link to="/login">{t('auth.signIn')}</Link>}
+          data-testid="registration-closed"
+        />
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard title={t('auth.signUpTitle')}>
+      {status.error ? <Alert type="warning" showIcon title={status.error.message} style={{ marginBottom: 16 }} /> : null}
+      <Form<RegisterForm> form={form} layout="vertical" onFinish={onFinish} requiredMark={false} name="register">
+        <Form.Item name="username" label={t('auth.username')} rules={usernameRules(t)} extra={t('auth.usernameHint')}>
+          <Input autoComplete="username" autoFocus />
+        </Form.Item>
+        <Form.Item name="email" label={t('auth.emailOptional')} rules={[{ type: 'email', message: t('validation.email') }]}>
+          <Input autoComplete="email" />
+        </Form.Item>
+        <Form.Item name="password" label={t('auth.password')} rules={passwordRules(t)}>
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+        <Form.Item name="confirm" label={t('auth.confirmPassword')} dependencies={['password']} rules={confirmRules(t, 'password')}>
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+        <Button type="primary" htmlType="submit" block loading={register.isPending || login.isPending}>
+          {t('auth.signUp')}
+        </Button>
+      </Form>
+      <Typography.Paragraph style={{ textAlign: 'center', marginTop: 16, marginBottom: 0 }}>
+        {t('auth.haveAccount')} <Link to="/login">{t('auth.signIn')}</Link>
+      </Typography.Paragraph>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,180 @@
+import { Button, DatePicker, Drawer, Flex, Form, Input, InputNumber, Select, Switch, App } from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useUserGroups } from '../../api/auth';
+import { usePricing } from '../../api/pricing';
+import { useCreateToken, useUpdateToken } from '../../api/tokens';
+import type { Token, TokenInput } from '../../api/types';
+import { unitsToUsdText, usdToUnits } from '../../lib/money';
+import { applyServerError, decimalRules, isIpOrCidr } from '../../lib/validation';
+
+export interface KeyFormValues {
+  name: string;
+  unlimited: boolean;
+  remain_usd?: string;
+  expires_at?: Dayjs | null;
+  models?: string[];
+  allowed_ips?: string[];
+  group?: string;
+  rpm?: number | null;
+  concurrency?: number | null;
+}
+
+/** Form values → API body. A create omits empty optional fields; an update sends them to clear. */
+export function toTokenInput(values: KeyFormValues, update = false): TokenInput {
+  const body: TokenInput = {
+    name: values.name.trim(),
+    unlimited: values.unlimited,
+    models: values.models ?? [],
+    allowed_ips: (values.allowed_ips ?? []).map((ip) => ip.trim()),
+    rpm: values.rpm ?? 0,
+    concurrency: values.concurrency ?? 0,
+  };
+  if (!values.unlimited) body.remain_quota = usdToUnits(values.remain_usd ?? '0') ?? 0;
+  if (values.expires_at) body.expires_at = values.expires_at.toISOString();
+  else if (update) body.expires_at = null;
+  if (values.group) body.group = values.group;
+  else if (update) body.group = '';
+  return body;
+}
+
+function toFormValues(token: Token): KeyFormValues {
+  return {
+    name: token.name,
+    unlimited: token.unlimited,
+    remain_usd: token.unlimited ? undefined : unitsToUsdText(token.remain_quota),
+    expires_at: token.expires_at ? dayjs(token.expires_at) : null,
+    models: token.models ?? [],
+    allowed_ips: token.allowed_ips ?? [],
+    group: token.group || undefined,
+    rpm: token.rpm || null,
+    concurrency: token.concurrency || null,
+  };
+}
+
+interface KeyFormDrawerProps {
+  open: boolean;
+  token: Token | null;
+  onClose: () => void;
+  onCreated: (token: Token) => void;
+}
+
+/** Create or edit an sk- key with every field. */
+export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawerProps) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const [form] = Form.useForm<KeyFormValues>();
+  const unlimited = Form.useWatch('unlimited', form);
+  const groups = useUserGroups(open);
+  const pricing = usePricing();
+  const create = useCreateToken();
+  const update = useUpdateToken();
+
+  useEffect(() => {
+    if (!open) return;
+    form.resetFields();
+    if (token) form.setFieldsValue(toFormValues(token));
+  }, [open, token, form]);
+
+  const onFinish = async (values: KeyFormValues) => {
+    try {
+      if (token) {
+        await update.mutateAsync({ id: token.id, body: toTokenInput(values, true) });
+        message.success(t('common.saved'));
+        onClose();
+      } else {
+        const created = await create.mutateAsync(toTokenInput(values));
+        onClose();
+        onCreated(created);
+      }
+    } catch (err) {
+      const text = applyServerError(form, err);
+      if (text) message.error(text);
+    }
+  };
+
+  const ipRule = {
+    validator: (_: unknown, value: string[] | undefined) => {
+      const bad = (value ?? []).find((ip) => !isIpOrCidr(ip));
+      return bad ? Promise.reject(new Error(t('validation.ipList', { value: bad }))) : Promise.resolve();
+    },
+  };
+
+  return (
+    <Drawer
+      open={open}
+      onClose={onClose}
+      title={token ? t('keys.editTitle') : t('keys.createTitle')}
+      size="large"
+      destroyOnHidden
+      extra={
+        <Flex gap={8}>
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button type="primary" onClick={() => form.submit()} loading={create.isPending || update.isPending} data-testid="key-submit">
+            {token ? t('common.save') : t('common.create')}
+          </Button>
+        </Flex>
+      }
+    >
+      <Form<KeyFormValues> form={form} layout="vertical" onFinish={onFinish} initialValues={{ unlimited: true }} name="key-form">
+        <Form.Item
+          name="name"
+          label={t('keys.name')}
+          rules={[
+            { required: true, whitespace: true, message: t('validation.required') },
+            { max: 64, message: t('validation.tooLong', { max: 64 }) },
+          ]}
+        >
+          <Input />
+        </Form.Item>
+        <Form.Item name="unlimited" label={t('keys.unlimited')} valuePropName="checked" extra={t('keys.unlimitedHint')}>
+          <Switch />
+        </Form.Item>
+        {unlimited === false ? (
+          <Form.Item name="remain_usd" label={t('keys.remainQuotaUsd')} rules={decimalRules(t, true)}>
+            <Input prefix="$" inputMode="decimal" />
+          </Form.Item>
+        ) : null}
+        <Form.Item
+          name="expires_at"
+          label={t('keys.expiresAt')}
+          extra={t('keys.neverExpiresHint')}
+          rules={[
+            {
+              validator: (_, value: Dayjs | null | undefined) =>
+                !value || value.isAfter(dayjs()) ? Promise.resolve() : Promise.reject(new Error(t('validation.future'))),
+            },
+          ]}
+        >
+          <DatePicker showTime style={{ width: '100%' }} />
+        </Form.Item>
+        <Form.Item name="models" label={t('keys.models')} extra={t('keys.modelsHint')}>
+          <Select
+            mode="tags"
+            tokenSeparators={[',', ' ']}
+            options={(pricing.data ?? []).map((p) => ({ value: p.model, label: p.model }))}
+          />
+        </Form.Item>
+        <Form.Item name="allowed_ips" label={t('keys.allowedIps')} extra={t('keys.allowedIpsHint')} rules={[ipRule]}>
+          <Select mode="tags" tokenSeparators={[',', ' ']} open={false} suffixIcon={null} />
+        </Form.Item>
+        <Form.Item name="group" label={t('keys.group')} extra={t('keys.groupHint')}>
+          <Select
+            allowClear
+            loading={groups.isPending}
+            options={(groups.data ?? []).map((g) => ({ value: g.name, label: `${g.name} ×${g.ratio}` }))}
+          />
+        </Form.Item>
+        <Flex gap={16} wrap>
+          <Form.Item name="rpm" label={t('keys.rpm')} extra={t('keys.zeroUnlimited')} style={{ flex: 1, minWidth: 160 }}>
+            <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+          <Form.Item name="concurrency" label={t('keys.concurrency')} extra={t('keys.zeroUnlimited')} style={{ flex: 1, minWidth: 160 }}>
+            <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+        </Flex>
+      </Form>
+    </Drawer>
+  );
+}

@@ -1,0 +1,108 @@
+import { Descriptions, Drawer, Table, Tag, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import type { LogAttempt, UsageLog } from '../../api/types';
+import { formatTime } from '../../lib/format';
+import { useFormat } from '../../lib/useFormat';
+import { priceBreakdown, type BreakdownLine } from './priceBreakdown';
+
+/** Everything about one relayed request: tokens, price breakdown and each upstream attempt. */
+export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const fmt = useFormat();
+  const breakdown = log ? priceBreakdown(log) : null;
+
+  return (
+    <Drawer open={!!log} onClose={onClose} title={t('logs.detailTitle')} size="large" destroyOnHidden>
+      {log && breakdown ? (
+        <>
+          <Descriptions column={1} size="small" bordered data-testid="log-detail">
+            <Descriptions.Item label={t('logs.requestId')}>
+              <Typography.Text className="tg-mono" copyable>
+                {log.request_id}
+              </Typography.Text>
+            </Descriptions.Item>
+            <Descriptions.Item label={t('logs.time')}>{formatTime(log.created_at)}</Descriptions.Item>
+            <Descriptions.Item label={t('logs.user')}>{log.username || log.user_id}</Descriptions.Item>
+            <Descriptions.Item label={t('logs.key')}>{log.token_name || log.token_id}</Descriptions.Item>
+            <Descriptions.Item label={t('logs.model')}>{log.model}</Descriptions.Item>
+            <Descriptions.Item label={t('logs.upstreamModel')}>{log.upstream_model || log.model}</Descriptions.Item>
+            <Descriptions.Item label={t('logs.channel')}>{log.channel_name || log.channel_id || t('common.none')}</Descriptions.Item>
+            <Descriptions.Item label={t('logs.stream')}>{log.stream ? t('common.yes') : t('common.no')}</Descriptions.Item>
+            <Descriptions.Item label={t('common.status')}>
+              <Tag color={log.status === 'success' ? 'success' : 'error'}>{t(`logs.status_${log.status}`)}</Tag>
+              {log.http_status ? <Tag>{log.http_status}</Tag> : null}
+              {log.error_class ? <Tag color="warning">{log.error_class}</Tag> : null}
+            </Descriptions.Item>
+            {log.error ? <Descriptions.Item label={t('logs.error')}>{log.error}</Descriptions.Item> : null}
+            <Descriptions.Item label={t('logs.latency')}>{fmt.duration(log.elapsed_ms)}</Descriptions.Item>
+            <Descriptions.Item label={t('logs.firstByte')}>{fmt.duration(log.first_byte_ms)}</Descriptions.Item>
+            <Descriptions.Item label={t('logs.clientIp')}>{log.client_ip}</Descriptions.Item>
+          </Descriptions>
+
+          <Typography.Title level={5} style={{ marginTop: 24 }}>
+            {t('logs.priceBreakdown')}
+          </Typography.Title>
+          <Table<BreakdownLine>
+            size="small"
+            rowKey="key"
+            pagination={false}
+            dataSource={breakdown.lines}
+            columns={[
+              { title: t('logs.item'), dataIndex: 'key', render: (key: string) => t(`logs.price_${key}`) },
+              { title: t('logs.tokens'), dataIndex: 'tokens', render: (v: number | null) => (v === null ? '' : fmt.number(v)) },
+              {
+                title: t('logs.unitPrice'),
+                dataIndex: 'price',
+                render: (v: string, line) =>
+                  line.key === 'per_call' ? t('logs.perCallPrice', { price: fmt.price(v) }) : t('logs.perMillion', { price: fmt.price(v) }),
+              },
+              { title: t('logs.amount'), dataIndex: 'units', render: (v: number) => fmt.money(v) },
+            ]}
+            summary={() => (
+              <>
+                <Table.Summary.Row>
+                  <Table.Summary.Cell index={0} colSpan={3}>
+                    {t('logs.groupRatio')}
+                  </Table.Summary.Cell>
+                  <Table.Summary.Cell index={1}>{`×${log.group_ratio || '1'}`}</Table.Summary.Cell>
+                </Table.Summary.Row>
+                <Table.Summary.Row>
+                  <Table.Summary.Cell index={0} colSpan={3}>
+                    <Typography.Text strong>{t('logs.cost')}</Typography.Text>
+                  </Table.Summary.Cell>
+                  <Table.Summary.Cell index={1}>
+                    <Typography.Text strong data-testid="log-detail-cost">
+                      {fmt.money(log.cost)}
+                    </Typography.Text>
+                  </Table.Summary.Cell>
+                </Table.Summary.Row>
+              </>
+            )}
+          />
+
+          <Typography.Title level={5} style={{ marginTop: 24 }}>
+            {t('logs.attempts')}
+          </Typography.Title>
+          <Table<LogAttempt & { n: number }>
+            size="small"
+            rowKey="n"
+            pagination={false}
+            locale={{ emptyText: t('logs.noAttempts') }}
+            dataSource={(log.attempts ?? []).map((a, n) => ({ ...a, n: n + 1 }))}
+            columns={[
+              { title: t('logs.attemptNo'), dataIndex: 'n' },
+              { title: t('logs.channel'), dataIndex: 'channel_id' },
+              { title: t('logs.keyIndex'), dataIndex: 'key_index' },
+              {
+                title: t('logs.result'),
+                dataIndex: 'class',
+                render: (c: string) => <Tag color={!c || c === 'success' ? 'success' : 'warning'}>{c || t('logs.status_success')}</Tag>,
+              },
+              { title: t('logs.latency'), dataIndex: 'latency_ms', render: (v: number) => fmt.duration(v) },
+            ]}
+          />
+        </>
+      ) : null}
+    </Drawer>
+  );
+}

@@ -1,0 +1,5 @@
+import { LogsView } from './LogsView';
+
+export default function LogsPage() {
+  return <LogsView />;
+}

@@ -1,0 +1,193 @@
+import { ReloadOutlined } from '@ant-design/icons';
+import { Button, DatePicker, Flex, Input, InputNumber, Select, Table, Tag, Tooltip, type TableProps } from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLogs } from '../../api/logs';
+import { useAllTokens } from '../../api/tokens';
+import type { LogFilter, UsageLog } from '../../api/types';
+import { PageHeader } from '../../components/PageHeader';
+import { QueryError } from '../../components/QueryError';
+import { formatTime } from '../../lib/format';
+import { useFormat } from '../../lib/useFormat';
+import { LogDetailDrawer } from './LogDetailDrawer';
+
+type Range = [Dayjs | null, Dayjs | null] | null;
+
+/** Usage logs with filters, "load more" cursor pagination and a detail drawer; `admin` shows everyone's. */
+export function LogsView({ admin = false }: { admin?: boolean }) {
+  const { t } = useTranslation();
+  const fmt = useFormat();
+  const [range, setRange] = useState<Range>(null);
+  const [model, setModel] = useState('');
+  const [tokenId, setTokenId] = useState<number | undefined>();
+  const [status, setStatus] = useState<'success' | 'error' | undefined>();
+  const [userId, setUserId] = useState<number | undefined>();
+  const [channelId, setChannelId] = useState<number | undefined>();
+  const [selected, setSelected] = useState<UsageLog | null>(null);
+  const tokens = useAllTokens();
+
+  const filter = useMemo<LogFilter>(
+    () => ({
+      from: range?.[0]?.toISOString(),
+      to: range?.[1]?.toISOString(),
+      model: model || undefined,
+      token_id: tokenId,
+      status,
+      ...(admin ? { user_id: userId, channel_id: channelId } : {}),
+    }),
+    [range, model, tokenId, status, admin, userId, channelId],
+  );
+  const logs = useLogs(filter, admin);
+  const rows = useMemo(() => logs.data?.pages.flatMap((p) => p.items ?? []) ?? [], [logs.data]);
+
+  const columns: TableProps<UsageLog>['columns'] = [
+    { title: t('logs.time'), dataIndex: 'created_at', key: 'time', render: (v: string) => formatTime(v) },
+    ...(admin
+      ? [{ title: t('logs.user'), key: 'user', render: (_: unknown, log: UsageLog) => log.username || log.user_id }]
+      : []),
+    { title: t('logs.key'), key: 'key', responsive: ['md'], render: (_, log) => log.token_name || log.token_id },
+    {
+      title: t('logs.model'),
+      dataIndex: 'model',
+      key: 'model',
+      render: (m: string, log) =>
+        log.upstream_model && log.upstream_model !== m ? (
+          <Tooltip title={t('logs.upstreamAs', { model: log.upstream_model })}>{m}</Tooltip>
+        ) : (
+          m
+        ),
+    },
+    ...(admin
+      ? [{ title: t('logs.channel'), key: 'channel', render: (_: unknown, log: UsageLog) => log.channel_name || log.channel_id }]
+      : []),
+    {
+      title: t('logs.tokensInOut'),
+      key: 'tokens',
+      render: (_, log) => `${fmt.number(log.prompt_tokens)} / ${fmt.number(log.completion_tokens)}`,
+    },
+    {
+      title: t('logs.cost'),
+      dataIndex: 'cost',
+      key: 'cost',
+      render: (v: number) => <span data-testid="log-cost">{fmt.money(v)}</span>,
+    },
+    { title: t('logs.latency'), dataIndex: 'elapsed_ms', key: 'latency', render: (v: number) => fmt.duration(v) },
+    {
+      title: t('logs.firstByte'),
+      dataIndex: 'first_byte_ms',
+      key: 'first_byte',
+      responsive: ['md'],
+      render: (v: number) => fmt.duration(v),
+    },
+    {
+      title: t('common.status'),
+      key: 'status',
+      render: (_, log) => (
+        <Tag color={log.status === 'success' ? 'success' : 'error'}>
+          {log.status === 'success' ? t('logs.status_success') : log.error_class || t('logs.status_error')}
+        </Tag>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader
+        title={admin ? t('logs.allTitle') : t('logs.title')}
+        extra={
+          <Button icon={<ReloadOutlined />} onClick={() => void logs.refetch()}>
+            {t('common.refresh')}
+          </Button>
+        }
+      />
+      <Flex gap={8} wrap style={{ marginBottom: 16 }}>
+        <DatePicker.RangePicker
+          showTime
+          allowEmpty={[true, true]}
+          value={range}
+          onChange={(value) => setRange(value as Range)}
+          presets={[
+            { label: t('logs.today'), value: [dayjs().startOf('day'), dayjs().endOf('day')] },
+            { label: t('logs.last7d'), value: [dayjs().subtract(6, 'day').startOf('day'), dayjs().endOf('day')] },
+            { label: t('logs.last30d'), value: [dayjs().subtract(29, 'day').startOf('day'), dayjs().endOf('day')] },
+          ]}
+        />
+        <Input.Search
+          allowClear
+          placeholder={t('logs.model')}
+          onSearch={(value) => setModel(value.trim())}
+          style={{ width: 180 }}
+        />
+        {admin ? (
+          <>
+            <InputNumber
+              min={1}
+              placeholder={t('logs.userId')}
+              value={userId}
+              onChange={(v) => setUserId(v ?? undefined)}
+              style={{ width: 120 }}
+            />
+            <InputNumber
+              min={1}
+              placeholder={t('logs.channelId')}
+              value={channelId}
+              onChange={(v) => setChannelId(v ?? undefined)}
+              style={{ width: 120 }}
+            />
+            <InputNumber
+              min={1}
+              placeholder={t('logs.keyId')}
+              value={tokenId}
+              onChange={(v) => setTokenId(v ?? undefined)}
+              style={{ width: 120 }}
+            />
+          </>
+        ) : (
+          <Select
+            allowClear
+            placeholder={t('logs.key')}
+            value={tokenId}
+            onChange={setTokenId}
+            style={{ width: 180 }}
+            loading={tokens.isPending}
+            options={(tokens.data?.items ?? []).map((k) => ({ value: k.id, label: k.name }))}
+          />
+        )}
+        <Select
+          allowClear
+          placeholder={t('common.status')}
+          value={status}
+          onChange={setStatus}
+          style={{ width: 140 }}
+          options={[
+            { value: 'success', label: t('logs.status_success') },
+            { value: 'error', label: t('logs.status_error') },
+          ]}
+        />
+      </Flex>
+      {logs.error ? <QueryError error={logs.error} onRetry={() => void logs.refetch()} /> : null}
+      <Table<UsageLog>
+        rowKey={(log) => log.id ?? log.request_id}
+        columns={columns}
+        dataSource={rows}
+        loading={logs.isPending || (logs.isFetching && !logs.isFetchingNextPage)}
+        pagination={false}
+        scroll={{ x: 'max-content' }}
+        locale={{ emptyText: logs.error ? t('common.loadFailed') : t('logs.empty') }}
+        onRow={(log) => ({ onClick: () => setSelected(log), style: { cursor: 'pointer' } })}
+        data-testid="logs-table"
+      />
+      <Flex justify="center" style={{ marginTop: 16 }}>
+        {logs.hasNextPage ? (
+          <Button onClick={() => void logs.fetchNextPage()} loading={logs.isFetchingNextPage}>
+            {t('logs.loadMore')}
+          </Button>
+        ) : rows.length > 0 ? (
+          <span>{t('logs.noMore')}</span>
+        ) : null}
+      </Flex>
+      <LogDetailDrawer log={selected} onClose={() => setSelected(null)} />
+    </>
+  );
+}

@@ -1,0 +1,69 @@
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
+import { createBrowserRouter, Navigate } from 'react-router';
+import { FullPageSpin, RedirectIfSignedIn, RequireAdmin, RequireAuth } from './auth/guards';
+import { AppLayout } from './components/AppLayout';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { LoginPage } from './pages/auth/LoginPage';
+import { RegisterPage } from './pages/auth/RegisterPage';
+
+function page(load: () => Promise<{ default: ComponentType }>): ReactNode {
+  const Page = lazy(load);
+  return (
+    <Suspense fallback={<FullPageSpin />}>
+      <Page />
+    </Suspense>
+  );
+}
+
+function admin(load: () => Promise<{ default: ComponentType }>): ReactNode {
+  return <RequireAdmin>{page(load)}</RequireAdmin>;
+}
+
+/** The whole route table: public auth pages, then the console under /console. */
+export const routes = [
+  { path: '/', element: <Navigate to="/console" replace /> },
+  {
+    path: '/login',
+    element: (
+      <RedirectIfSignedIn>
+        <LoginPage />
+      </RedirectIfSignedIn>
+    ),
+  },
+  {
+    path: '/register',
+    element: (
+      <RedirectIfSignedIn>
+        <RegisterPage />
+      </RedirectIfSignedIn>
+    ),
+  },
+  {
+    path: '/console',
+    element: (
+      <RequireAuth>
+        <AppLayout />
+      </RequireAuth>
+    ),
+    children: [
+      { index: true, element: page(() => import('./pages/dashboard/DashboardPage')) },
+      { path: 'keys', element: page(() => import('./pages/keys/KeysPage')) },
+      { path: 'logs', element: page(() => import('./pages/logs/LogsPage')) },
+      { path: 'pricing', element: page(() => import('./pages/pricing/PricingPage')) },
+      { path: 'profile', element: page(() => import('./pages/profile/ProfilePage')) },
+      { path: 'admin/channels', element: admin(() => import('./pages/admin/channels/ChannelsPage')) },
+      { path: 'admin/users', element: admin(() => import('./pages/admin/users/UsersPage')) },
+      { path: 'admin/groups', element: admin(() => import('./pages/admin/groups/GroupsPage')) },
+      { path: 'admin/pricing', element: admin(() => import('./pages/admin/pricing/ModelPricingPage')) },
+      { path: 'admin/logs', element: admin(() => import('./pages/admin/logs/AllLogsPage')) },
+      { path: 'admin/settings', element: admin(() => import('./pages/admin/settings/SettingsPage')) },
+      { path: 'admin/audit', element: admin(() => import('./pages/admin/audit/AuditPage')) },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+  { path: '*', element: <NotFoundPage /> },
+];
+
+export function createRouter() {
+  return createBrowserRouter(routes);
+}
