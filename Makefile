@@ -1,0 +1,68 @@
+# Tollgate — the two commands: `make run` and `make test`. See README.md.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X tollgate/app.Version=$(VERSION)
+TEST_MYSQL_DSN ?= root:@tcp(127.0.0.1:3306)/
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: run build web web-deps test test-go test-go-sqlite test-go-mysql test-web test-e2e lint bench dev clean
+
+## run: build the console and the binary, then serve on :3000 (SQLite + in-process cache under ./data)
+run: build
+	./tollgate
+
+## build: the single binary ./tollgate with the console embedded
+build: web
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o tollgate .
+
+web-deps:
+	@if [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then \
+		cd web && npm ci --no-audit --no-fund; fi
+
+web: web-deps
+	cd web && npm run build
+
+## dev: Vite dev server proxying the API to a Go server on :3000 (run `go run .` in another shell)
+dev: web-deps
+	cd web && npm run dev
+
+## test: formatting, vet, Go tests on SQLite+memory and on MariaDB+Redis, console checks and browser tests
+test: lint test-go test-web test-e2e
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test-go: test-go-sqlite test-go-mysql
+
+test-go-sqlite:
+	@echo "== Go tests: SQLite + in-process cache =="
+	$(GO) test -race -count=1 ./...
+
+test-go-mysql:
+	@if (exec 3<>/dev/tcp/127.0.0.1/3306) 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then \
+		echo "== Go tests: MariaDB + Redis =="; \
+		TOLLGATE_TEST_MYSQL_DSN='$(TEST_MYSQL_DSN)' TOLLGATE_TEST_REDIS_URL='$(TEST_REDIS_URL)' REDIS_URL='$(TEST_REDIS_URL)' \
+			$(GO) test -race -count=1 ./...; \
+	else \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo "!! SKIPPED: MariaDB (127.0.0.1:3306) or Redis (127.0.0.1:6379) is not reachable !!"; \
+		echo "!! The MariaDB + Redis test pass did NOT run.                                  !!"; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+	fi
+
+test-web: web-deps
+	cd web && npm run typecheck && npm run lint && npm test
+
+## test-e2e: Playwright (Debian's Chromium) against the real binary on SQLite
+test-e2e: build
+	cd web && TOLLGATE_BIN=$(CURDIR)/tollgate npm run e2e
+
+## bench: gateway vs a plain reverse proxy against the same fake upstream (see bench/main.go)
+bench:
+	$(GO) run ./bench
+
+clean:
+	rm -rf tollgate web/dist/assets web/dist/index.html
