@@ -1,0 +1,76 @@
+import { act, render, screen } from '@testing-library/react';
+import { useTranslation } from 'react-i18next';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import i18n, { changeLanguage, detectLanguage, LANGUAGE_STORAGE_KEY } from './index';
+import en from './en';
+import zhCN from './zh-CN';
+import { LanguageSwitch } from '../components/LanguageSwitch';
+
+type Tree = { [key: string]: string | Tree };
+
+function flatten(tree: Tree, prefix = ''): string[] {
+  return Object.entries(tree).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : flatten(v, `${prefix}${k}.`)));
+}
+
+/** Keys without i18next plural suffixes, which differ between English and Chinese. */
+function baseKeys(tree: Tree): Set<string> {
+  return new Set(flatten(tree).map((k) => k.replace(/_(zero|one|two|few|many|other)$/, '')));
+}
+
+/** Every source file's text (tests excluded), through Vite's glob import. */
+const sources = import.meta.glob<string>(['../**/*.{ts,tsx}', '!../**/*.test.{ts,tsx}'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
+
+function Greeting() {
+  const { t } = useTranslation();
+  return <h1>{t('auth.signIn')}</h1>;
+}
+
+afterEach(async () => {
+  await act(() => changeLanguage('en'));
+});
+
+describe('i18n', () => {
+  it('has the same keys in English and Chinese', () => {
+    expect([...baseKeys(zhCN)].sort()).toEqual([...baseKeys(en)].sort());
+  });
+
+  it('defines every static key the code uses', () => {
+    const known = baseKeys(en);
+    const used = new Set<string>();
+    for (const text of Object.values(sources)) {
+      for (const m of text.matchAll(/\bt\(\s*'([a-zA-Z]+\.[a-zA-Z0-9_.-]+)'/g)) used.add(m[1]);
+    }
+    expect(used.size).toBeGreaterThan(100);
+    expect([...used].filter((key) => !known.has(key))).toEqual([]);
+  });
+
+  it('switches the rendered text and remembers the choice', async () => {
+    render(<Greeting />);
+    expect(screen.getByRole('heading')).toHaveTextContent('Sign in');
+    await act(() => changeLanguage('zh-CN'));
+    expect(screen.getByRole('heading')).toHaveTextContent('登录');
+    expect(localStorage.getItem(LANGUAGE_STORAGE_KEY)).toBe('zh-CN');
+    expect(document.documentElement.lang).toBe('zh-CN');
+    expect(i18n.language).toBe('zh-CN');
+  });
+
+  it('takes the first choice from the browser, then from storage', () => {
+    const languages = vi.spyOn(window.navigator, 'languages', 'get').mockReturnValue(['zh-TW', 'en-US']);
+    expect(detectLanguage()).toBe('zh-CN');
+    languages.mockReturnValue(['fr-FR', 'en-GB']);
+    expect(detectLanguage()).toBe('en');
+    localStorage.setItem(LANGUAGE_STORAGE_KEY, 'zh-CN');
+    expect(detectLanguage()).toBe('zh-CN');
+    languages.mockRestore();
+  });
+
+  it('offers both languages in the header switch', () => {
+    render(<LanguageSwitch />);
+    expect(screen.getByTestId('language-switch')).toBeInTheDocument();
+    expect(screen.getByText('English')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,60 @@
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderWithProviders } from '../../test/render';
+import { RegisterPage } from './RegisterPage';
+
+function status(open: boolean) {
+  return { version: 'test', registration_open: open, store: 'sqlite', cache: 'memory', site_name: 'Tollgate', notice: '' };
+}
+
+let fetchMock: ReturnType<typeof vi.fn>;
+
+beforeEach(() => {
+  fetchMock = vi.fn(async (url: string) => {
+    if (url === '/api/status') return new Response(JSON.stringify(status(true)), { status: 200 });
+    return new Response(JSON.stringify({ error: { code: 'username_taken', message: 'That name is taken', field: 'username' } }), {
+      status: 409,
+    });
+  });
+  vi.stubGlobal('fetch', fetchMock);
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const registerCalls = () => fetchMock.mock.calls.filter(([url]) => url === '/api/auth/register');
+
+describe('RegisterPage', () => {
+  it('validates before sending anything', async () => {
+    renderWithProviders(<RegisterPage />);
+    const submit = await screen.findByRole('button', { name: /sign up/i });
+    fireEvent.change(screen.getByLabelText('Username'), { target: { value: 'a!' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'short' } });
+    fireEvent.change(screen.getByLabelText('Confirm password'), { target: { value: 'different' } });
+    fireEvent.click(submit);
+    expect(await screen.findByText(/3–32 letters/)).toBeInTheDocument();
+    expect(await screen.findByText('At least 8 characters')).toBeInTheDocument();
+    expect(await screen.findByText('The two passwords do not match')).toBeInTheDocument();
+    expect(registerCalls()).toHaveLength(0);
+  });
+
+  it('shows the server error under the field it names', async () => {
+    renderWithProviders(<RegisterPage />);
+    const submit = await screen.findByRole('button', { name: /sign up/i });
+    fireEvent.change(screen.getByLabelText('Username'), { target: { value: 'alice' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'correct-horse' } });
+    fireEvent.change(screen.getByLabelText('Confirm password'), { target: { value: 'correct-horse' } });
+    fireEvent.click(submit);
+    expect(await screen.findByText('That name is taken')).toBeInTheDocument();
+    expect(registerCalls()).toHaveLength(1);
+    expect(JSON.parse(registerCalls()[0][1].body)).toEqual({ username: 'alice', password: 'correct-horse' });
+  });
+
+  it('says so when registration is closed', async () => {
+    fetchMock.mockImplementation(async () => new Response(JSON.stringify(status(false)), { status: 200 }));
+    renderWithProviders(<RegisterPage />);
+    expect(await screen.findByText('Registration is closed')).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('button', { name: /sign up/i })).not.toBeInTheDocument());
+  });
+});
