@@ -1,0 +1,281 @@
+// Command bench measures Tollgate against a plain reverse proxy, both in front of the same fake upstream.
+//
+// Run it from the repository root (this is what `make bench` calls):
+//
+//	go run ./bench                                   # SQLite + memory, and MariaDB + Redis when reachable
+//	go run ./bench -duration 5s -concurrency 32 -shapes sqlite -json bench.json
+//	go run ./bench -tollgate-bin ./tollgate          # skip `go build`
+//
+// It starts a relaytest fake upstream (no artificial delay) in process, a plain httputil.ReverseProxy with a
+// tuned transport as a separate process, and Tollgate built with `go build -o <tmp>/tollgate .` and started with
+// PORT, SQLITE_PATH (or SQL_DSN + REDIS_URL for the mysql shape: database tollgate_bench is recreated and Redis
+// db 9 flushed), SECRET_KEY, ROOT_PASSWORD and LOG_LEVEL=warn. Each Tollgate is set up through its API (login
+// as root, channel → fake upstream, prices, balance, an unlimited sk- key). Then the same load drives every
+// target:
+//
+//  1. non-stream chat completions, -concurrency closed-loop workers, each target alone for -duration;
+//  2. concurrency 1, targets interleaved request by request: plain call latency and stream time to first
+//     event, reported as latency added over the direct upstream, Tollgate's added / the proxy's added;
+//  3. streams of 20 chunks 5 ms apart, -stream-workers interleaved: inter-chunk gaps and how many frames
+//     behind the proxy's client Tollgate's client sees each chunk.
+//
+// Targets printed next to the figures: non-stream RPS ≥ 60 % of the proxy; added latency ≤ 1.5× the proxy's;
+// never half a frame or more behind the proxy. The default run takes about 1.5 minutes on 2 cores (plus the
+// first build). Subprocesses are killed on exit, also on Ctrl-C.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"tollgate/relay/relaytest"
+)
+
+// config is the command line.
+type config struct {
+	duration      time.Duration
+	warmup        time.Duration
+	concurrency   int
+	streamWorkers int
+	shapes        []string
+	jsonPath      string
+	repo          string
+	bin           string
+}
+
+func main() {
+	serve := flag.String("serve-proxy", "", "internal: serve the plain proxy to this upstream URL")
+	proxyAddr := flag.String("proxy-addr", "", "internal: listen address for -serve-proxy")
+	var cfg config
+	flag.DurationVar(&cfg.duration, "duration", 8*time.Second, "measured time per phase (and per target for throughput)")
+	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured warm-up before each phase")
+	flag.IntVar(&cfg.concurrency, "concurrency", 64, "workers for the non-stream throughput phase")
+	flag.IntVar(&cfg.streamWorkers, "stream-workers", 4, "workers for the paced-stream phase")
+	shapes := flag.String("shapes", "sqlite,mysql", "Tollgate shapes to run: sqlite, mysql (skipped when MariaDB/Redis are unreachable); empty for none")
+	flag.StringVar(&cfg.jsonPath, "json", "", "also write the report as JSON to this file")
+	flag.StringVar(&cfg.repo, "repo", "", "repository root to build Tollgate from (default: the module root of the working directory)")
+	flag.StringVar(&cfg.bin, "tollgate-bin", "", "use this Tollgate binary instead of building one")
+	flag.Parse()
+	if *serve != "" {
+		if err := serveProxy(*proxyAddr, *serve); err != nil {
+			fmt.Fprintln(os.Stderr, "bench proxy:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	for _, s := range strings.Split(*shapes, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			cfg.shapes = append(cfg.shapes, s)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, cfg)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...) }
+
+// run sets up every target, measures, and prints the report. A Tollgate shape that fails to start is reported
+// and makes the run fail, after the other targets were measured.
+func run(ctx context.Context, cfg config) error {
+	tmp, err := os.MkdirTemp("", "tollgate-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	up := relaytest.New(relaytest.ForModel(modelPaced, relaytest.WithChunks(pacedChunks), relaytest.WithChunkDelay(pacedDelay)))
+	defer up.Close()
+	targets := []Target{{Name: "direct", URL: up.URL, Key: "bench-upstream-key"}}
+
+	var procs []*Proc
+	defer func() {
+		for _, p := range procs {
+			p.Stop()
+		}
+	}()
+	proxy, purl, err := startProxy(ctx, up.URL)
+	if err != nil {
+		return err
+	}
+	procs = append(procs, proxy)
+	targets = append(targets, Target{Name: "proxy", URL: purl, Key: "bench-upstream-key"})
+
+	rep := &Report{Started: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
+		Duration: cfg.duration.String(), Concurrency: cfg.concurrency, StreamWorkers: cfg.streamWorkers}
+	var failed []string
+	if len(cfg.shapes) > 0 {
+		tg, notes, err := startTollgates(ctx, cfg, tmp, up, &procs)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, tg...)
+		for _, n := range notes {
+			rep.Notes = append(rep.Notes, n.msg)
+			if n.failed {
+				failed = append(failed, n.msg)
+			}
+		}
+	}
+	up.Set(relaytest.WithRecording(false))
+	up.ClearRequests()
+
+	measure(ctx, cfg, targets, rep)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	rep.computeChecks()
+	rep.Print(os.Stdout)
+	if cfg.jsonPath != "" {
+		if err := rep.WriteJSON(cfg.jsonPath); err != nil {
+			return err
+		}
+		logf("wrote %s", cfg.jsonPath)
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d Tollgate shape(s) could not be measured", len(failed))
+	}
+	return nil
+}
+
+// measure runs the three phases over every target.
+func measure(ctx context.Context, cfg config, targets []Target, rep *Report) {
+	g := NewGen(30 * time.Second)
+	defer g.Close()
+	for _, t := range targets {
+		rep.Targets = append(rep.Targets, t.Name)
+	}
+	rep.Throughput = map[string]Summary{}
+	for _, t := range targets {
+		logf("throughput: %s, %d workers, %v", t.Name, cfg.concurrency, cfg.duration)
+		rep.Throughput[t.Name] = g.Closed(ctx, t, shotPlain(), Phase{cfg.concurrency, cfg.warmup, cfg.duration}).Summary()
+		g.Close()
+	}
+	one := Phase{1, cfg.warmup, cfg.duration}
+	logf("latency at concurrency 1, all targets interleaved, %v", cfg.duration)
+	rep.Latency1 = map[string]Summary{}
+	for name, r := range g.Interleaved(ctx, targets, shotPlain(), one) {
+		rep.Latency1[name] = r.Summary()
+	}
+	logf("stream time to first event at concurrency 1, %v", cfg.duration)
+	rep.TTFB1 = map[string]Summary{}
+	for name, r := range g.Interleaved(ctx, targets, shotStream(modelFast), one) {
+		rep.TTFB1[name] = r.TTFB()
+	}
+	logf("paced streams, %d workers, %v", cfg.streamWorkers, cfg.duration)
+	rep.Paced = pacedStats(g.Interleaved(ctx, targets, shotStream(modelPaced), Phase{cfg.streamWorkers, cfg.warmup, cfg.duration}))
+}
+
+// startProxy re-executes this program as the plain proxy on a free port.
+func startProxy(ctx context.Context, upstream string) (*Proc, string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, "", err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	p, err := startProc("plain proxy", exe, []string{"-serve-proxy", upstream, "-proxy-addr", addr}, nil, "")
+	if err != nil {
+		return nil, "", err
+	}
+	url := "http://" + addr
+	if err := p.waitHTTP(ctx, url+"/v1/models", 15*time.Second); err != nil {
+		p.Stop()
+		return nil, "", err
+	}
+	return p, url, nil
+}
+
+// note is a message about a shape; failed ones make the run fail.
+type note struct {
+	msg    string
+	failed bool
+}
+
+// startTollgates builds Tollgate once and starts and sets up one instance per shape.
+func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.Upstream, procs *[]*Proc) ([]Target, []note, error) {
+	bin := cfg.bin
+	if bin == "" {
+		repo, err := repoRoot(cfg.repo)
+		if err != nil {
+			return nil, nil, err
+		}
+		logf("building Tollgate in %s", repo)
+		if bin, err = buildTollgate(ctx, repo, tmp); err != nil {
+			return nil, []note{{msg: err.Error(), failed: true}}, nil
+		}
+	}
+	var targets []Target
+	var notes []note
+	for _, shape := range cfg.shapes {
+		var sh shapeEnv
+		var err error
+		switch shape {
+		case "sqlite":
+			sh = sqliteShape(tmp)
+		case "mysql":
+			sh, err = mysqlShape(ctx)
+		default:
+			err = fmt.Errorf("unknown shape %q (want sqlite or mysql)", shape)
+		}
+		if errors.Is(err, errSkipped) {
+			notes = append(notes, note{msg: "shape " + shape + " " + err.Error()})
+			logf("shape %s %v", shape, err)
+			continue
+		}
+		if err == nil {
+			logf("starting Tollgate (%s)", shape)
+			var p *Proc
+			var base, key string
+			if p, base, err = startTollgate(ctx, bin, tmp, sh); err == nil {
+				*procs = append(*procs, p)
+				up.ClearRequests()
+				key, err = setupTollgate(ctx, base, up)
+				if err != nil {
+					err = p.failure("setup failed: " + err.Error())
+				}
+			}
+			if err == nil {
+				targets = append(targets, Target{Name: "tollgate-" + shape, URL: base, Key: key})
+				continue
+			}
+		}
+		msg := fmt.Sprintf("Tollgate %s: %v", shape, err)
+		logf("%s", msg)
+		notes = append(notes, note{msg: msg, failed: true})
+	}
+	return targets, notes, nil
+}
+
+// repoRoot is dir, or the directory of the main module's go.mod.
+func repoRoot(dir string) (string, error) {
+	if dir != "" {
+		return filepath.Abs(dir)
+	}
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("not inside the Tollgate module; run from the repository root or pass -repo")
+	}
+	return filepath.Dir(mod), nil
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Targets of the relay issue, as ratios to the plain proxy measured in the same run.
+const (
+	minRPSRatio   = 0.60
+	maxAddedRatio = 1.5
+	maxFramesLag  = 0.5
+)
+
+// StreamStats describes how a paced stream reached the client.
+type StreamStats struct {
+	Streams    int     `json:"streams"`
+	Errors     int     `json:"errors"`
+	GapP50     float64 `json:"gap_p50_ms"`
+	GapP99     float64 `json:"gap_p99_ms"`
+	MaxLag     float64 `json:"max_lag_vs_direct_ms"`
+	FirstError string  `json:"first_error,omitempty"`
+}
+
+// Check is one target verdict.
+type Check struct {
+	Target string  `json:"target"`
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Limit  float64 `json:"limit"`
+	Pass   bool    `json:"pass"`
+	// NA is set when the value could not be measured (for example no proxy overhead to compare with).
+	NA bool `json:"na,omitempty"`
+}
+
+// Report is everything one run measured; it is printed as tables and optionally written as JSON.
+type Report struct {
+	Started       time.Time              `json:"started"`
+	GoVersion     string                 `json:"go_version"`
+	CPUs          int                    `json:"cpus"`
+	Duration      string                 `json:"duration"`
+	Concurrency   int                    `json:"concurrency"`
+	StreamWorkers int                    `json:"stream_workers"`
+	Targets       []string               `json:"targets"`
+	Throughput    map[string]Summary     `json:"throughput"`
+	Latency1      map[string]Summary     `json:"latency_c1"`
+	TTFB1         map[string]Summary     `json:"stream_ttfb_c1"`
+	Paced         map[string]StreamStats `json:"paced_stream"`
+	Checks        []Check                `json:"checks"`
+	Notes         []string               `json:"notes,omitempty"`
+}
+
+// pacedStats turns the paced-stream results into gaps and lag against the direct target.
+func pacedStats(res map[string]Result) map[string]StreamStats {
+	out := map[string]StreamStats{}
+	ref := res["direct"].arrivals()
+	for name, r := range res {
+		arr := r.arrivals()
+		// event 0 is the role chunk; content chunks are 1..pacedChunks and 2..pacedChunks follow a pause
+		g := summarize(gaps(arr, 2, pacedChunks))
+		st := StreamStats{Streams: len(arr), Errors: r.Errors, GapP50: g.P50, GapP99: g.P99,
+			MaxLag: ms(maxLag(arr, ref))}
+		if r.Err != nil {
+			st.FirstError = r.Err.Error()
+		}
+		out[name] = st
+	}
+	return out
+}
+
+// isGateway reports whether a target is one the targets apply to.
+func isGateway(name string) bool { return strings.HasPrefix(name, "tollgate") }
+
+// computeChecks compares every Tollgate target with the proxy.
+func (r *Report) computeChecks() {
+	r.Checks = nil
+	px, ok := r.Throughput["proxy"]
+	if !ok {
+		return
+	}
+	for _, t := range r.Targets {
+		if !isGateway(t) {
+			continue
+		}
+		add := func(name string, v, limit float64, pass bool) {
+			c := Check{Target: t, Name: name, Value: v, Limit: limit, Pass: pass}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				c.Value, c.Pass, c.NA = 0, false, true
+			}
+			r.Checks = append(r.Checks, c)
+		}
+		v := ratio(r.Throughput[t].RPS, px.RPS)
+		add("non-stream RPS / proxy", v, minRPSRatio, v >= minRPSRatio)
+		v = r.addedRatio(r.Latency1, t)
+		add("added latency c=1 / proxy's", v, maxAddedRatio, v <= maxAddedRatio)
+		v = r.addedRatio(r.TTFB1, t)
+		add("added stream TTFB c=1 / proxy's", v, maxAddedRatio, v <= maxAddedRatio)
+		if p, ok := r.Paced[t]; ok {
+			v = (p.MaxLag - r.Paced["proxy"].MaxLag) / ms(pacedDelay)
+			add("frames behind proxy (paced stream)", v, maxFramesLag, v < maxFramesLag && p.Errors == 0 && p.Streams > 0)
+		}
+	}
+}
+
+// added is a target's p50 minus the direct upstream's.
+func added(m map[string]Summary, t string) float64 { return m[t].P50 - m["direct"].P50 }
+
+func (r *Report) addedRatio(m map[string]Summary, t string) float64 {
+	a := added(m, "proxy")
+	if a <= 0 {
+		return math.NaN()
+	}
+	return added(m, t) / a
+}
+
+func num(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+func verdict(c Check, cmp string) string {
+	if c.NA {
+		return "n/a"
+	}
+	mark := "ok"
+	if !c.Pass {
+		mark = "MISS"
+	}
+	return fmt.Sprintf("%s %s (target %s %s)", num(c.Value, 2), mark, cmp, num(c.Limit, 2))
+}
+
+func (r *Report) check(t, prefix string) (Check, bool) {
+	for _, c := range r.Checks {
+		if c.Target == t && strings.HasPrefix(c.Name, prefix) {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// Print writes the report as tables.
+func (r *Report) Print(w io.Writer) {
+	fmt.Fprintf(w, "\nTollgate benchmark  %s  %s, %d CPUs, %s per phase\n", r.Started.Format(time.RFC3339),
+		r.GoVersion, r.CPUs, r.Duration)
+	fmt.Fprintln(w, "All ratios are to the plain httputil.ReverseProxy measured in the same run.")
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "\n1. Non-stream chat completions, %d concurrent workers\n", r.Concurrency)
+	fmt.Fprintln(tw, "target\trps\tp50 ms\tp99 ms\terrors\trps/proxy\tp50/proxy\tp99/proxy\t")
+	px := r.Throughput["proxy"]
+	for _, t := range r.Targets {
+		s := r.Throughput[t]
+		rr := num(ratio(s.RPS, px.RPS), 2)
+		if c, ok := r.check(t, "non-stream RPS"); ok {
+			rr = verdict(c, "≥")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", t, num(s.RPS, 0), num(s.P50, 3), num(s.P99, 3),
+			s.Errors, rr, num(ratio(s.P50, px.P50), 2), num(ratio(s.P99, px.P99), 2))
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\n2. Latency added at concurrency 1 over the direct upstream (p50; targets interleaved)")
+	fmt.Fprintln(tw, "target\tplain p50 ms\tadded ms\tadded/proxy's\tstream TTFB p50 ms\tadded ms\tadded/proxy's\t")
+	for _, t := range r.Targets {
+		l, f := r.Latency1[t], r.TTFB1[t]
+		lr, fr := "", ""
+		if t != "direct" {
+			lr, fr = num(r.addedRatio(r.Latency1, t), 2), num(r.addedRatio(r.TTFB1, t), 2)
+		}
+		if c, ok := r.check(t, "added latency"); ok {
+			lr = verdict(c, "≤")
+		}
+		if c, ok := r.check(t, "added stream TTFB"); ok {
+			fr = verdict(c, "≤")
+		}
+		la, fa := num(added(r.Latency1, t), 3), num(added(r.TTFB1, t), 3)
+		if t == "direct" {
+			la, fa = "", ""
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, num(l.P50, 3), la, lr, num(f.P50, 3), fa, fr)
+	}
+	tw.Flush()
+
+	fmt.Fprintf(w, "\n3. Streams of %d chunks %v apart, %d workers, targets interleaved\n", pacedChunks, pacedDelay, r.StreamWorkers)
+	fmt.Fprintln(tw, "target\tstreams\terrors\tgap p50 ms\tgap p99 ms\tgap p50/proxy\tgap p99/proxy\tmax lag vs direct ms\tframes behind proxy\t")
+	pp := r.Paced["proxy"]
+	for _, t := range r.Targets {
+		s := r.Paced[t]
+		fb := ""
+		if c, ok := r.check(t, "frames behind"); ok {
+			fb = verdict(c, "<")
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Streams, s.Errors, num(s.GapP50, 3),
+			num(s.GapP99, 3), num(ratio(s.GapP50, pp.GapP50), 2), num(ratio(s.GapP99, pp.GapP99), 2),
+			num(s.MaxLag, 3), fb)
+	}
+	tw.Flush()
+
+	r.printErrors(w)
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+func (r *Report) printErrors(w io.Writer) {
+	for _, t := range r.Targets {
+		for _, pe := range [][2]string{
+			{"throughput", r.Throughput[t].FirstError}, {"latency c=1", r.Latency1[t].FirstError},
+			{"stream TTFB c=1", r.TTFB1[t].FirstError}, {"paced stream", r.Paced[t].FirstError},
+		} {
+			if pe[1] != "" {
+				fmt.Fprintf(w, "errors: %s in %s, e.g. %s\n", t, pe[0], pe[1])
+			}
+		}
+	}
+}
+
+// WriteJSON writes the report to path.
+func (r *Report) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
