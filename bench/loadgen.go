@@ -137,6 +137,16 @@ func (r *Result) add(s Sample) {
 	r.Samples = append(r.Samples, s)
 }
 
+// merge adds o's samples, errors and measured time to r.
+func (r *Result) merge(o Result) {
+	r.Samples = append(r.Samples, o.Samples...)
+	r.Errors += o.Errors
+	r.Elapsed += o.Elapsed
+	if r.Err == nil {
+		r.Err = o.Err
+	}
+}
+
 // Closed drives one target with ph.Workers closed-loop workers and keeps the requests that finished inside
 // the measuring window.
 func (g *Gen) Closed(ctx context.Context, t Target, s Shot, ph Phase) Result {

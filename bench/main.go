@@ -13,7 +13,8 @@
 // as root, channel → fake upstream, prices, balance, an unlimited sk- key). Then the same load drives every
 // target:
 //
-//  1. non-stream chat completions, -concurrency closed-loop workers, each target alone for -duration;
+//  1. non-stream chat completions, -concurrency closed-loop workers, each target alone for -duration in total,
+//     split into -rounds slices that alternate between targets;
 //  2. concurrency 1, targets interleaved request by request: plain call latency and stream time to first
 //     event, reported as latency added over the direct upstream, Tollgate's added / the proxy's added;
 //  3. streams of 20 chunks 5 ms apart, -stream-workers interleaved: inter-chunk gaps and how many frames
@@ -46,6 +47,7 @@ type config struct {
 	duration      time.Duration
 	warmup        time.Duration
 	concurrency   int
+	rounds        int
 	streamWorkers int
 	shapes        []string
 	jsonPath      string
@@ -60,12 +62,14 @@ func main() {
 	flag.DurationVar(&cfg.duration, "duration", 8*time.Second, "measured time per phase (and per target for throughput)")
 	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured warm-up before each phase")
 	flag.IntVar(&cfg.concurrency, "concurrency", 64, "workers for the non-stream throughput phase")
+	flag.IntVar(&cfg.rounds, "rounds", 4, "throughput rounds: each target runs duration/rounds per round, targets alternating")
 	flag.IntVar(&cfg.streamWorkers, "stream-workers", 4, "workers for the paced-stream phase")
 	shapes := flag.String("shapes", "sqlite,mysql", "Tollgate shapes to run: sqlite, mysql (skipped when MariaDB/Redis are unreachable); empty for none")
 	flag.StringVar(&cfg.jsonPath, "json", "", "also write the report as JSON to this file")
 	flag.StringVar(&cfg.repo, "repo", "", "repository root to build Tollgate from (default: the module root of the working directory)")
 	flag.StringVar(&cfg.bin, "tollgate-bin", "", "use this Tollgate binary instead of building one")
 	flag.Parse()
+	cfg.rounds = max(cfg.rounds, 1)
 	if *serve != "" {
 		if err := serveProxy(*proxyAddr, *serve); err != nil {
 			fmt.Fprintln(os.Stderr, "bench proxy:", err)
@@ -159,11 +163,27 @@ func measure(ctx context.Context, cfg config, targets []Target, rep *Report) {
 	for _, t := range targets {
 		rep.Targets = append(rep.Targets, t.Name)
 	}
+	// Throughput runs each target alone, in rounds that alternate the targets, so a neighbour's burst on a
+	// shared machine does not land on one target only.
+	logf("throughput: %d workers, %v per target in %d rounds", cfg.concurrency, cfg.duration, cfg.rounds)
+	acc := map[string]*Result{}
+	for round := range cfg.rounds {
+		warm := cfg.warmup
+		if round > 0 {
+			warm = min(cfg.warmup, 250*time.Millisecond)
+		}
+		for _, t := range targets {
+			r := g.Closed(ctx, t, shotPlain(), Phase{cfg.concurrency, warm, cfg.duration / time.Duration(cfg.rounds)})
+			g.Close()
+			if acc[t.Name] == nil {
+				acc[t.Name] = &Result{}
+			}
+			acc[t.Name].merge(r)
+		}
+	}
 	rep.Throughput = map[string]Summary{}
-	for _, t := range targets {
-		logf("throughput: %s, %d workers, %v", t.Name, cfg.concurrency, cfg.duration)
-		rep.Throughput[t.Name] = g.Closed(ctx, t, shotPlain(), Phase{cfg.concurrency, cfg.warmup, cfg.duration}).Summary()
-		g.Close()
+	for name, r := range acc {
+		rep.Throughput[name] = r.Summary()
 	}
 	one := Phase{1, cfg.warmup, cfg.duration}
 	logf("latency at concurrency 1, all targets interleaved, %v", cfg.duration)

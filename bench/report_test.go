@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestComputeChecks_ComparesGatewaysWithTheProxy(t *testing.T) {
+	r := &Report{
+		Targets:    []string{"direct", "proxy", "tollgate-a", "tollgate-b"},
+		Throughput: map[string]Summary{"direct": {RPS: 300}, "proxy": {RPS: 100}, "tollgate-a": {RPS: 70}, "tollgate-b": {RPS: 50}},
+		Latency1:   map[string]Summary{"direct": {P50: 0.1}, "proxy": {P50: 0.3}, "tollgate-a": {P50: 0.35}, "tollgate-b": {P50: 0.5}},
+		TTFB1:      map[string]Summary{"direct": {P50: 0.1}, "proxy": {P50: 0.1}, "tollgate-a": {P50: 0.2}, "tollgate-b": {P50: 0.2}},
+		Paced: map[string]StreamStats{"proxy": {Streams: 9, MaxLag: 1}, "tollgate-a": {Streams: 9, MaxLag: 2},
+			"tollgate-b": {Streams: 9, MaxLag: 6}},
+	}
+	r.computeChecks()
+	want := map[string]bool{
+		"tollgate-a/non-stream RPS / proxy": true, "tollgate-b/non-stream RPS / proxy": false,
+		"tollgate-a/added latency c=1 / proxy's": true, "tollgate-b/added latency c=1 / proxy's": false,
+		"tollgate-a/added stream TTFB c=1 / proxy's":    false, // proxy added nothing: not measurable
+		"tollgate-a/frames behind proxy (paced stream)": true, "tollgate-b/frames behind proxy (paced stream)": false,
+	}
+	got := map[string]Check{}
+	for _, c := range r.Checks {
+		got[c.Target+"/"+c.Name] = c
+	}
+	for k, pass := range want {
+		if c, ok := got[k]; !ok || c.Pass != pass {
+			t.Errorf("%s: %+v, want pass=%v", k, c, pass)
+		}
+	}
+	if !got["tollgate-a/added stream TTFB c=1 / proxy's"].NA {
+		t.Error("zero proxy overhead should be n/a")
+	}
+	var out strings.Builder
+	r.Print(&out)
+	if !strings.Contains(out.String(), "0.70 ok (target ≥ 0.60)") || !strings.Contains(out.String(), "MISS") {
+		t.Errorf("table:\n%s", out.String())
+	}
+	if err := r.WriteJSON(t.TempDir() + "/r.json"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// holdBack is a broken gateway: it forwards each SSE event only when the next one arrives.
+func holdBack(upstream string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, upstream+r.URL.Path, r.Body)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), 502)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		var held, cur bytes.Buffer
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			cur.Write(sc.Bytes())
+			cur.WriteByte('\n')
+			if len(sc.Bytes()) == 0 {
+				_, _ = w.Write(held.Bytes())
+				w.(http.Flusher).Flush()
+				held.Reset()
+				held.Write(cur.Bytes())
+				cur.Reset()
+			}
+		}
+		_, _ = w.Write(held.Bytes())
+	})
+}
+
+func TestPacedStats_FlagsAGatewayOneFrameBehind(t *testing.T) {
+	ts := newTargets(t)
+	lag := httptest.NewServer(holdBack(ts[0].URL))
+	defer lag.Close()
+	ok := httptest.NewServer(func() http.Handler { h, _ := newPlainProxy(ts[0].URL); return h }())
+	defer ok.Close()
+	ts = append(ts, Target{Name: "tollgate-lag", URL: lag.URL, Key: "k"}, Target{Name: "tollgate-ok", URL: ok.URL, Key: "k"})
+	g := NewGen(5 * time.Second)
+	defer g.Close()
+	r := &Report{Throughput: map[string]Summary{"proxy": {RPS: 1}}}
+	for _, tg := range ts {
+		r.Targets = append(r.Targets, tg.Name)
+	}
+	r.Paced = pacedStats(g.Interleaved(context.Background(), ts, shotStream(modelPaced), Phase{2, 0, 800 * time.Millisecond}))
+	r.computeChecks()
+	for _, c := range r.Checks {
+		if c.Name != "frames behind proxy (paced stream)" {
+			continue
+		}
+		if want := c.Target == "tollgate-ok"; c.Pass != want {
+			t.Errorf("%s: %+v (paced %+v)", c.Target, c, r.Paced[c.Target])
+		}
+	}
+}
