@@ -1,0 +1,204 @@
+// Browser tests of the console against the real binary (SQLite + memory) and a fake upstream.
+// Run with `npm run e2e`; needs TOLLGATE_BIN (default ../tollgate) built with the current web/dist.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startFakeUpstream } from './fakeUpstream.mjs';
+import { apiAs, eventually, openBrowser, ROOT_PASSWORD, startTollgate, withScreenshot } from './harness.mjs';
+
+const MODEL = 'gpt-4o-mini';
+let tollgate;
+let upstream;
+
+before(async () => {
+  upstream = await startFakeUpstream();
+  tollgate = await startTollgate();
+});
+
+after(async () => {
+  await tollgate?.stop();
+  await upstream?.close();
+});
+
+async function signIn(page, username, password) {
+  await page.goto(`${tollgate.url}/login`);
+  await page.locator('#login_username').fill(username);
+  await page.locator('#login_password').fill(password);
+  await page.locator('form[id="login"] button[type="submit"]').click();
+  await page.waitForURL(/\/console/);
+}
+
+/** Finds the table row that shows `text`. */
+function rowWith(page, text) {
+  return page.locator('.ant-table-tbody tr.ant-table-row', { hasText: text });
+}
+
+describe('user: sign up, create a key, call the API, see the cost', () => {
+  test('the call appears in the usage logs with its cost', async () => {
+    const browser = await openBrowser();
+    const { page } = browser;
+    const username = `e2e${Date.now().toString(36)}`;
+    const password = 'e2e-user-Passw0rd';
+    try {
+      await withScreenshot(page, 'flow1-signup', async () => {
+        await page.goto(`${tollgate.url}/register`);
+        await page.locator('#register_username').fill(username);
+        await page.locator('#register_password').fill(password);
+        await page.locator('#register_confirm').fill(password);
+        await page.locator('form[id="register"] button[type="submit"]').click();
+        await page.waitForURL(/\/console$/);
+        await page.getByTestId('stat-balance').waitFor();
+      });
+
+      const key = await withScreenshot(page, 'flow1-create-key', async () => {
+        await page.goto(`${tollgate.url}/console/keys`);
+        await page.getByTestId('create-key').click();
+        await page.locator('#key-form_name').fill('e2e key');
+        await page.getByTestId('key-submit').click();
+        const secret = page.getByTestId('key-secret');
+        await secret.waitFor();
+        const text = (await secret.innerText()).trim();
+        assert.match(text, /^sk-[A-Za-z0-9]{20,}$/, 'the new key is shown in clear once');
+        await page.getByRole('button', { name: /done/i }).click();
+        await rowWith(page, 'e2e key').waitFor();
+        return text;
+      });
+
+      const root = await apiAs(tollgate.url);
+      const users = await root('GET', `/api/admin/users?q=${encodeURIComponent(username)}`);
+      const user = users.items.find((u) => u.username === username);
+      assert.ok(user, 'root finds the new user');
+      await root('POST', '/api/admin/channels', {
+        type: 'openai',
+        name: 'fake upstream (api)',
+        base_url: upstream.url,
+        keys: ['sk-fake-upstream-key'],
+        models: [MODEL],
+        groups: ['default'],
+        priority: 0,
+        weight: 1,
+      });
+      await root('PUT', '/api/admin/pricing', [
+        { model: MODEL, input: '1', output: '2', cache_read: '0', cache_write: '0', per_call: '0' },
+      ]);
+      await root('POST', `/api/admin/users/${user.id}/quota`, { delta: 10_000_000, reason: 'e2e top-up' });
+
+      const completion = await eventually(
+        async () => {
+          const res = await fetch(`${tollgate.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+          });
+          if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+          return res.json();
+        },
+        { timeout: 10_000, what: 'a successful /v1/chat/completions call' },
+      );
+      assert.equal(completion.usage.prompt_tokens, 10);
+      assert.equal(completion.usage.completion_tokens, 20);
+
+      await withScreenshot(page, 'flow1-usage-logs', async () => {
+        await page.goto(`${tollgate.url}/console/logs`);
+        const row = rowWith(page, MODEL);
+        await eventually(
+          async () => {
+            if (await row.count()) return true;
+            await page.getByRole('button', { name: /refresh/i }).click();
+            return false;
+          },
+          { timeout: 20_000, interval: 1000, what: 'the call in the usage logs' },
+        );
+        assert.equal((await row.first().getByTestId('log-cost').innerText()).trim(), '$0.000050');
+        await row.first().click();
+        const cost = page.getByTestId('log-detail-cost');
+        await cost.waitFor();
+        assert.equal((await cost.innerText()).trim(), '$0.000050');
+      });
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describe('admin: create a channel, test it, see its health', () => {
+  const name = `ui-channel-${Date.now().toString(36)}`;
+  let browser;
+
+  before(async () => {
+    browser = await openBrowser();
+    await signIn(browser.page, 'root', ROOT_PASSWORD);
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  test('creates a channel in the UI', async () => {
+    const { page } = browser;
+    await withScreenshot(page, 'flow2-create-channel', async () => {
+      await page.goto(`${tollgate.url}/console/admin/channels`);
+      await page.getByTestId('create-channel').click();
+      await page.locator('#channel-form_name').fill(name);
+      await page.locator('#channel-form_base_url').fill(upstream.url);
+      await page.locator('#channel-form_keys_text').fill('sk-fake-one\nsk-fake-two');
+      const models = page.locator('#channel-form_models');
+      await models.fill(MODEL);
+      await models.press('Enter');
+      await page.keyboard.press('Escape');
+      await page.getByTestId('channel-submit').click();
+      await rowWith(page, name).waitFor();
+    });
+  });
+
+  test('tests the channel and shows it healthy', async () => {
+    const { page } = browser;
+    await withScreenshot(page, 'flow2-test-channel', async () => {
+      const row = rowWith(page, name);
+      const before = upstream.requests.length;
+      await row.getByRole('button', { name: /^test$/i }).click();
+      await page.locator('.ant-message-success', { hasText: name }).waitFor();
+      assert.ok(upstream.requests.length > before, 'the test reached the upstream');
+      await eventually(async () => (await row.getByTestId('health-state').innerText()).trim() === 'Healthy', {
+        what: 'the health tag to read Healthy',
+      });
+      await row.getByRole('button', { name: /^health$/i }).click();
+      await page.locator('.ant-drawer').getByTestId('health-state').first().waitFor();
+      await page.keyboard.press('Escape');
+    });
+  });
+
+  test('tests all channels with progress', async () => {
+    const { page } = browser;
+    await withScreenshot(page, 'flow2-test-all', async () => {
+      await page.getByTestId('test-all').click();
+      const progress = page.getByTestId('test-progress');
+      await progress.waitFor();
+      await page.locator('.ant-modal .ant-progress-status-success').waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Escape');
+    });
+  });
+});
+
+describe('language switch', () => {
+  test('switching to zh-CN changes the UI text and is remembered', async () => {
+    const browser = await openBrowser({ locale: 'en-US' });
+    const { page } = browser;
+    try {
+      await withScreenshot(page, 'flow3-language', async () => {
+        await page.goto(`${tollgate.url}/login`);
+        await page.getByText('Sign in to your console').waitFor();
+        await page.getByTestId('language-switch').click();
+        await page.locator('.ant-select-item-option', { hasText: '简体中文' }).click();
+        await page.getByText('登录控制台').waitFor();
+        await page.reload();
+        await page.getByText('登录控制台').waitFor();
+        await signIn(page, 'root', ROOT_PASSWORD);
+        await page.locator('.ant-menu').getByText('API 密钥').waitFor();
+        await page.locator('.ant-menu').getByText('渠道').waitFor();
+        assert.equal(await page.locator('html').getAttribute('lang'), 'zh-CN');
+      });
+    } finally {
+      await browser.close();
+    }
+  });
+});
