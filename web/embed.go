@@ -50,5 +50,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	// Explicit 200: behind gin's NoRoute the writer already holds a 404 that a bare Write would send.
+	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(h.index)
 }
