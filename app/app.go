@@ -15,16 +15,24 @@ import (
 	"tollgate/config"
 	"tollgate/controller"
 	"tollgate/model"
+	"tollgate/relay"
+	"tollgate/relay/adaptor"
+	"tollgate/relay/adaptor/anthropic"
+	"tollgate/relay/adaptor/openai"
 	"tollgate/router"
 	"tollgate/service/account"
 	"tollgate/service/audit"
 	"tollgate/service/bus"
 	"tollgate/service/cache"
+	"tollgate/service/channel"
 	"tollgate/service/group"
 	"tollgate/service/ledger"
+	"tollgate/service/pricing"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
 	"tollgate/service/token"
+	"tollgate/service/tokencount"
+	"tollgate/service/usagelog"
 	"tollgate/web"
 )
 
@@ -50,6 +58,10 @@ type App struct {
 	Accounts *account.Service
 	Tokens   *token.Service
 	Audit    *audit.Log
+	Channels *channel.Service
+	Pricing  *pricing.Service
+	Logs     *usagelog.Writer
+	Relay    *relay.Relay
 	Handler  http.Handler
 
 	redis   *redis.Client
@@ -109,27 +121,43 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Accounts = account.New(a.Store, a.Cache, a.Bus, a.Keys, a.Settings, a.Groups, a.Ledger, a.Audit,
 		account.Options{BcryptCost: opt.BcryptCost})
 	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger)
+	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
+	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)
 
 	if err := a.Bus.Start(ctx); err != nil {
 		return nil, "", err
 	}
 	a.closers = append(a.closers, func(context.Context) error { return a.Bus.Close() })
-	if err := errors.Join(a.Settings.Load(ctx), a.Groups.Load(ctx)); err != nil {
+	if err := errors.Join(a.Settings.Load(ctx), a.Groups.Load(ctx), a.Channels.Load(ctx), a.Pricing.Load(ctx)); err != nil {
 		return nil, "", err
 	}
+	a.Logs = usagelog.NewWriter(a.Store, 8192, 500, 200*time.Millisecond)
+	a.closers = append(a.closers, func(ctx context.Context) error { return a.Logs.Close(ctx) })
+	a.Relay = relay.New(relay.Deps{
+		Tokens: a.Tokens, Accounts: a.Accounts, Groups: a.Groups, Channels: a.Channels, Pricing: a.Pricing,
+		Settings: a.Settings, Ledger: a.Ledger, Logs: a.Logs, Cache: a.Cache, Counter: tokencount.New(),
+		Adaptors: adaptor.Registry{
+			channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{},
+			channel.TypeAnthropic: anthropic.Adaptor{},
+		},
+		Client: &http.Client{Transport: relay.NewTransport()},
+	})
 	generated, err := a.Accounts.EnsureRoot(ctx, cfg.RootPassword)
 	if err != nil {
 		return nil, "", fmt.Errorf("create root: %w", err)
 	}
 
 	a.Handler = router.New(router.Handlers{
-		Status:  &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings},
-		Auth:    &controller.Auth{Accounts: a.Accounts, Groups: a.Groups},
-		Tokens:  &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
-		Admin:   &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
-		Auther:  a.Accounts,
-		SPA:     web.New(),
-		Trusted: cfg.TrustedProxies,
+		Status:   &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings},
+		Auth:     &controller.Auth{Accounts: a.Accounts, Groups: a.Groups},
+		Tokens:   &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
+		Admin:    &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
+		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay},
+		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store)},
+		Relay:    a.Relay,
+		Auther:   a.Accounts,
+		SPA:      web.New(),
+		Trusted:  cfg.TrustedProxies,
 	})
 	ok = true
 	return a, generated, nil

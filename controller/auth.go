@@ -87,7 +87,12 @@ func (h *Auth) Logout(c *gin.Context) {
 
 // Self handles GET /api/user/self.
 func (h *Auth) Self(c *gin.Context) {
-	c.JSON(http.StatusOK, h.Accounts.View(c.Request.Context(), middleware.User(c)))
+	u, err := h.Accounts.Get(c.Request.Context(), middleware.User(c).ID)
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, u)
 }
 
 // Password handles POST /api/user/password.

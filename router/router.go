@@ -17,15 +17,16 @@ const ConsoleBodyLimit = 1 << 20
 
 // Handlers are the handler groups the routes point at.
 type Handlers struct {
-	Status  *controller.Status
-	Auth    *controller.Auth
-	Tokens  *controller.Tokens
-	Admin   *controller.Admin
-	Auther  middleware.Authenticator
-	Relay   RelayRoutes // nil until the relay is wired
-	Extra   []func(api, admin *gin.RouterGroup)
-	SPA     http.Handler
-	Trusted []string
+	Status   *controller.Status
+	Auth     *controller.Auth
+	Tokens   *controller.Tokens
+	Admin    *controller.Admin
+	Channels *controller.Channels
+	Billing  *controller.Billing
+	Auther   middleware.Authenticator
+	Relay    RelayRoutes
+	SPA      http.Handler
+	Trusted  []string
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -49,6 +50,7 @@ func New(h Handlers) *gin.Engine {
 
 	api := r.Group("/api", middleware.LimitBody(ConsoleBodyLimit))
 	api.GET("/status", h.Status.Site)
+	api.GET("/pricing", middleware.OptionalConsole(h.Auther), h.Billing.PublicPricing)
 
 	auth := api.Group("/auth")
 	auth.POST("/register", h.Auth.Register)
@@ -66,6 +68,8 @@ func New(h Handlers) *gin.Engine {
 	user.PATCH("/tokens/:id", h.Tokens.Update)
 	user.DELETE("/tokens/:id", h.Tokens.Delete)
 	user.POST("/tokens/:id/reveal", h.Tokens.Reveal)
+	user.GET("/logs", h.Billing.Logs)
+	user.GET("/logs/stats", h.Billing.Stats)
 
 	admin := user.Group("/admin", middleware.Admin())
 	admin.GET("/users", h.Admin.Users)
@@ -81,13 +85,18 @@ func New(h Handlers) *gin.Engine {
 	admin.GET("/settings", h.Admin.SettingsGet)
 	admin.PUT("/settings", h.Admin.SettingsPut)
 	admin.GET("/audit", h.Admin.AuditList)
+	admin.POST("/channels", h.Channels.Create)
+	admin.GET("/channels", h.Channels.List)
+	admin.GET("/channels/:id", h.Channels.Get)
+	admin.PATCH("/channels/:id", h.Channels.Update)
+	admin.DELETE("/channels/:id", h.Channels.Delete)
+	admin.POST("/channels/:id/fetch-models", h.Channels.FetchModels)
+	admin.GET("/pricing", h.Billing.AdminPricing)
+	admin.PUT("/pricing", h.Billing.ReplacePricing)
+	admin.GET("/logs", h.Billing.AdminLogs)
+	admin.GET("/logs/stats", h.Billing.AdminStats)
 
-	for _, extra := range h.Extra {
-		extra(api, admin)
-	}
-	if h.Relay != nil {
-		h.Relay.Register(r)
-	}
+	h.Relay.Register(r)
 
 	r.NoRoute(func(c *gin.Context) {
 		p := c.Request.URL.Path

@@ -1,0 +1,162 @@
+package controller
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/middleware"
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/group"
+	"tollgate/service/pricing"
+	"tollgate/service/setting"
+	"tollgate/service/usagelog"
+)
+
+// Billing serves prices and usage logs.
+type Billing struct {
+	Pricing *pricing.Service
+	Groups  *group.Service
+	Reader  *usagelog.Reader
+}
+
+// AdminPricing handles GET /api/admin/pricing.
+func (h *Billing) AdminPricing(c *gin.Context) {
+	ps := h.Pricing.All()
+	out := make([]setting.PriceRow, len(ps))
+	for i, p := range ps {
+		out[i] = pricing.Row(p, nil)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// ReplacePricing handles PUT /api/admin/pricing.
+func (h *Billing) ReplacePricing(c *gin.Context) {
+	var rows []setting.PriceRow
+	if !middleware.Bind(c, &rows) {
+		return
+	}
+	ps, err := h.Pricing.Replace(c.Request.Context(), middleware.Actor(c), rows)
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	out := make([]setting.PriceRow, len(ps))
+	for i, p := range ps {
+		out[i] = pricing.Row(p, nil)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// PublicPricing handles GET /api/pricing: prices after the caller's group ratio (default group when anonymous).
+func (h *Billing) PublicPricing(c *gin.Context) {
+	g := "default"
+	if u := middleware.User(c); u != nil {
+		g = u.Group
+	}
+	ratio := h.Groups.Ratio(g)
+	ps := h.Pricing.All()
+	out := make([]gin.H, len(ps))
+	for i, p := range ps {
+		r := pricing.Row(p, &ratio)
+		out[i] = gin.H{"model": r.Model, "input": r.Input, "output": r.Output, "cache_read": r.CacheRead,
+			"cache_write": r.CacheWrite, "per_call": r.PerCall, "group": g, "group_ratio": ratio.String()}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func parseTime(c *gin.Context, name string) (time.Time, bool) {
+	v := c.Query(name)
+	if v == "" {
+		return time.Time{}, true
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		middleware.Fail(c, apperr.Field(name, "an RFC 3339 time"))
+		return t, false
+	}
+	return t, true
+}
+
+// logFilter reads the shared log filters; admins may also filter by user and channel.
+func logFilter(c *gin.Context, admin bool) (model.LogFilter, bool) {
+	var f model.LogFilter
+	var ok bool
+	if f.From, ok = parseTime(c, "from"); !ok {
+		return f, false
+	}
+	if f.To, ok = parseTime(c, "to"); !ok {
+		return f, false
+	}
+	if f.TokenID, ok = queryInt64(c, "token_id"); !ok {
+		return f, false
+	}
+	f.Model = c.Query("model")
+	f.Status = c.Query("status")
+	if f.Status != "" && f.Status != "success" && f.Status != "error" {
+		middleware.Fail(c, apperr.Field("status", `"success" or "error"`))
+		return f, false
+	}
+	if admin {
+		if f.UserID, ok = queryInt64(c, "user_id"); !ok {
+			return f, false
+		}
+		if f.ChannelID, ok = queryInt64(c, "channel_id"); !ok {
+			return f, false
+		}
+	} else {
+		f.UserID = middleware.User(c).ID
+	}
+	return f, true
+}
+
+func (h *Billing) list(c *gin.Context, admin bool) {
+	f, ok := logFilter(c, admin)
+	if !ok {
+		return
+	}
+	cursor, ok := queryInt64(c, "cursor")
+	if !ok {
+		return
+	}
+	limit, ok := queryInt64(c, "limit")
+	if !ok {
+		return
+	}
+	if limit <= 0 || limit > 200 {
+		limit = 50
+	}
+	items, next, err := h.Reader.List(c.Request.Context(), f, cursor, int(limit))
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": items, "next_cursor": next})
+}
+
+func (h *Billing) stats(c *gin.Context, admin bool) {
+	f, ok := logFilter(c, admin)
+	if !ok {
+		return
+	}
+	s, err := h.Reader.Stats(c.Request.Context(), f)
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, s)
+}
+
+// Logs handles GET /api/logs (own logs).
+func (h *Billing) Logs(c *gin.Context) { h.list(c, false) }
+
+// AdminLogs handles GET /api/admin/logs.
+func (h *Billing) AdminLogs(c *gin.Context) { h.list(c, true) }
+
+// Stats handles GET /api/logs/stats.
+func (h *Billing) Stats(c *gin.Context) { h.stats(c, false) }
+
+// AdminStats handles GET /api/admin/logs/stats.
+func (h *Billing) AdminStats(c *gin.Context) { h.stats(c, true) }

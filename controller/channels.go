@@ -1,0 +1,117 @@
+package controller
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/middleware"
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/channel"
+)
+
+// ModelLister asks an upstream which models it serves (implemented by the relay's adaptors).
+type ModelLister interface {
+	ListModels(ctx context.Context, ch *channel.Channel) ([]string, error)
+}
+
+// Channels serves the admin channel API.
+type Channels struct {
+	Channels *channel.Service
+	Lister   ModelLister
+}
+
+// Create handles POST /api/admin/channels.
+func (h *Channels) Create(c *gin.Context) {
+	var in channel.Input
+	if !middleware.Bind(c, &in) {
+		return
+	}
+	v, err := h.Channels.Create(c.Request.Context(), middleware.Actor(c), in)
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, v)
+}
+
+// List handles GET /api/admin/channels.
+func (h *Channels) List(c *gin.Context) {
+	f := channel.Filter{ChannelFilter: model.ChannelFilter{Query: c.Query("q"), Type: c.Query("type"), Status: c.Query("status"), Tag: c.Query("tag")},
+		Group: c.Query("group"), Model: c.Query("model")}
+	items, total, err := h.Channels.List(c.Request.Context(), f, pageOf(c))
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	if items == nil {
+		items = []*channel.View{}
+	}
+	c.JSON(http.StatusOK, Page[*channel.View]{Items: items, Total: total})
+}
+
+// Get handles GET /api/admin/channels/:id.
+func (h *Channels) Get(c *gin.Context) {
+	id, ok := idParam(c, "channel_not_found")
+	if !ok {
+		return
+	}
+	v, err := h.Channels.Get(c.Request.Context(), id)
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, v)
+}
+
+// Update handles PATCH /api/admin/channels/:id.
+func (h *Channels) Update(c *gin.Context) {
+	id, ok := idParam(c, "channel_not_found")
+	if !ok {
+		return
+	}
+	var in channel.Input
+	if !middleware.Bind(c, &in) {
+		return
+	}
+	v, err := h.Channels.Update(c.Request.Context(), middleware.Actor(c), id, in)
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, v)
+}
+
+// Delete handles DELETE /api/admin/channels/:id.
+func (h *Channels) Delete(c *gin.Context) {
+	id, ok := idParam(c, "channel_not_found")
+	if !ok {
+		return
+	}
+	if err := h.Channels.Delete(c.Request.Context(), middleware.Actor(c), id); err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// FetchModels handles POST /api/admin/channels/:id/fetch-models.
+func (h *Channels) FetchModels(c *gin.Context) {
+	id, ok := idParam(c, "channel_not_found")
+	if !ok {
+		return
+	}
+	ch, found := h.Channels.Snapshot().ByID[id]
+	if !found {
+		middleware.Fail(c, apperr.New(http.StatusNotFound, "channel_not_found"))
+		return
+	}
+	ms, err := h.Lister.ListModels(c.Request.Context(), ch)
+	if err != nil {
+		middleware.Fail(c, apperr.New(http.StatusBadGateway, "upstream_error", err.Error()))
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"models": ms})
+}

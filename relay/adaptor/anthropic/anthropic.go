@@ -1,0 +1,58 @@
+// Package anthropic is the adaptor for Anthropic Messages upstreams.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+
+	"tollgate/relay/adaptor"
+)
+
+// DefaultVersion is sent when the client sent no anthropic-version header.
+const DefaultVersion = "2023-06-01"
+
+// Adaptor speaks the Anthropic Messages API.
+type Adaptor struct{}
+
+var paths = map[adaptor.Endpoint]string{
+	adaptor.Messages:    "/v1/messages",
+	adaptor.CountTokens: "/v1/messages/count_tokens",
+}
+
+// Supports implements adaptor.Adaptor.
+func (Adaptor) Supports(e adaptor.Endpoint) bool { _, ok := paths[e]; return ok }
+
+// NewRequest implements adaptor.Adaptor. anthropic-version and anthropic-beta are forwarded unchanged
+// (Claude Code depends on its beta headers reaching the upstream).
+func (Adaptor) NewRequest(ctx context.Context, c *adaptor.Call) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, adaptor.JoinURL(c.BaseURL, paths[c.Endpoint]), bytes.NewReader(c.Body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-api-key", c.Key)
+	version := c.Header.Get("anthropic-version")
+	if version == "" {
+		version = DefaultVersion
+	}
+	req.Header.Set("anthropic-version", version)
+	for _, b := range c.Header.Values("anthropic-beta") {
+		req.Header.Add("anthropic-beta", b)
+	}
+	if c.Stream {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	return req, nil
+}
+
+// ModelsRequest implements adaptor.Adaptor.
+func (Adaptor) ModelsRequest(ctx context.Context, baseURL, key string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, adaptor.JoinURL(baseURL, "/v1/models"), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("anthropic-version", DefaultVersion)
+	return req, nil
+}

@@ -1,0 +1,136 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Class is what kind of failure an upstream attempt met; it decides retry and (with the health issue)
+// what the channel and key suffer.
+type Class string
+
+// Failure classes.
+const (
+	ClassNone             Class = ""
+	ClassRateLimited      Class = "rate_limited"
+	ClassAuth             Class = "auth"
+	ClassUpstreamQuota    Class = "upstream_quota"
+	ClassServer           Class = "server"
+	ClassTimeout          Class = "timeout"
+	ClassReset            Class = "reset"
+	ClassClient           Class = "client"
+	ClassModelUnsupported Class = "model_unsupported"
+	ClassBadReply         Class = "bad_reply"
+	ClassCanceled         Class = "canceled" // the client went away
+)
+
+// Retryable says whether another channel or key may succeed where this one failed.
+func (c Class) Retryable() bool { return c != ClassClient && c != ClassCanceled && c != ClassNone }
+
+// failure is one failed attempt.
+type failure struct {
+	class      Class
+	status     int
+	body       []byte
+	header     http.Header
+	err        error
+	retryAfter time.Duration
+}
+
+func (f *failure) message() string {
+	if f.err != nil {
+		return f.err.Error()
+	}
+	msg := string(f.body)
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	return strconv.Itoa(f.status) + " " + msg
+}
+
+var quotaWords = []string{"insufficient_quota", "quota exceeded", "exceeded your current quota", "credit balance", "billing", "余额不足"}
+var modelWords = []string{"model_not_found", "does not exist", "not supported model", "unsupported model", "invalid model", "no such model"}
+var authWords = []string{"invalid_api_key", "invalid api key", "incorrect api key", "authentication_error", "invalid x-api-key"}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// classifyStatus classifies an upstream HTTP error answer by status and body keywords.
+func classifyStatus(status int, body []byte, h http.Header) *failure {
+	f := &failure{status: status, body: body, header: h}
+	low := strings.ToLower(string(body))
+	switch {
+	case status == http.StatusTooManyRequests && containsAny(low, quotaWords):
+		f.class = ClassUpstreamQuota
+	case status == http.StatusTooManyRequests:
+		f.class = ClassRateLimited
+		f.retryAfter = retryAfter(h)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden || containsAny(low, authWords):
+		f.class = ClassAuth
+	case status == http.StatusPaymentRequired || containsAny(low, quotaWords):
+		f.class = ClassUpstreamQuota
+	case (status == http.StatusNotFound || status == http.StatusBadRequest) && containsAny(low, modelWords):
+		f.class = ClassModelUnsupported
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
+		f.class = ClassTimeout
+	case status >= 500:
+		f.class = ClassServer
+	default:
+		f.class = ClassClient
+	}
+	return f
+}
+
+// retryAfter reads Retry-After (seconds or date) or the OpenAI/Anthropic reset headers.
+func retryAfter(h http.Header) time.Duration {
+	if v := h.Get("Retry-After"); v != "" {
+		if s, err := strconv.Atoi(v); err == nil {
+			return time.Duration(s) * time.Second
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return time.Until(t)
+		}
+	}
+	for _, k := range []string{"x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"} {
+		if d, err := time.ParseDuration(h.Get(k)); err == nil {
+			return d
+		}
+	}
+	if t, err := time.Parse(time.RFC3339, h.Get("anthropic-ratelimit-requests-reset")); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}
+
+// classifyErr classifies a transport error; cause is the deadline that fired, if any.
+func classifyErr(err error, cause error, clientGone bool) *failure {
+	f := &failure{err: err}
+	var ne net.Error
+	switch {
+	case clientGone:
+		f.class = ClassCanceled
+	case cause != nil && !errors.Is(cause, context.Canceled):
+		f.class, f.err = ClassTimeout, cause
+	case errors.As(err, &ne) && ne.Timeout():
+		f.class = ClassTimeout
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE):
+		f.class = ClassReset
+	default:
+		f.class = ClassReset
+	}
+	return f
+}

@@ -1,0 +1,92 @@
+package relay
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/i18n"
+	"tollgate/middleware"
+	"tollgate/relay/adaptor"
+)
+
+// relayError is an error the gateway itself answers, before or instead of an upstream answer.
+type relayError struct {
+	status int
+	code   string // i18n code, also the OpenAI error code
+	args   []any
+}
+
+func newErr(status int, code string, args ...any) *relayError {
+	return &relayError{status: status, code: code, args: args}
+}
+
+// openAIType maps a status to OpenAI's error.type.
+func openAIType(status int, code string) string {
+	switch {
+	case code == "insufficient_quota" || code == "key_quota_exhausted":
+		return "insufficient_quota"
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status >= 500:
+		return "server_error"
+	case status == http.StatusUnauthorized:
+		return "authentication_error"
+	case status == http.StatusForbidden:
+		return "permission_error"
+	}
+	return "invalid_request_error"
+}
+
+// anthropicType maps a status to Anthropic's error.type.
+func anthropicType(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusPaymentRequired:
+		return "billing_error"
+	case 529, http.StatusServiceUnavailable:
+		return "overloaded_error"
+	}
+	if status >= 500 {
+		return "api_error"
+	}
+	return "invalid_request_error"
+}
+
+// errorBody renders e in the protocol's error shape.
+func errorBody(proto adaptor.Protocol, lang i18n.Lang, e *relayError) []byte {
+	msg := i18n.T(lang, e.code, e.args...)
+	var v any
+	if proto == adaptor.Anthropic {
+		v = map[string]any{"type": "error", "error": map[string]any{"type": anthropicType(e.status), "message": msg}}
+	} else {
+		v = map[string]any{"error": map[string]any{"message": msg, "type": openAIType(e.status, e.code), "param": nil, "code": e.code}}
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// fail answers e in the caller's protocol and aborts.
+func fail(c *gin.Context, proto adaptor.Protocol, e *relayError) {
+	c.Data(e.status, "application/json", errorBody(proto, middleware.Lang(c), e))
+	c.Abort()
+}
+
+// streamErrorEvent is the SSE event that ends a committed stream after an upstream failure.
+func streamErrorEvent(proto adaptor.Protocol, lang i18n.Lang, e *relayError) []byte {
+	body := errorBody(proto, lang, e)
+	if proto == adaptor.Anthropic {
+		return append(append([]byte("event: error\ndata: "), body...), '\n', '\n')
+	}
+	return append(append([]byte("data: "), body...), '\n', '\n')
+}

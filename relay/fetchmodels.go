@@ -1,0 +1,48 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"tollgate/service/channel"
+)
+
+// ListModels asks a channel's upstream for its model list (admin "fetch models"), with the first key.
+func (r *Relay) ListModels(ctx context.Context, ch *channel.Channel) ([]string, error) {
+	ad, ok := r.Adaptors[ch.Type]
+	if !ok || len(ch.Keys) == 0 {
+		return nil, fmt.Errorf("channel %d has no adaptor or no key", ch.ID)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	req, err := ad.ModelsRequest(ctx, ch.BaseURL, ch.Keys[0])
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.Client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("upstream answered %d", resp.StatusCode)
+	}
+	if !gjson.ValidBytes(b) {
+		return nil, fmt.Errorf("upstream answered invalid JSON")
+	}
+	out := []string{}
+	for _, id := range gjson.GetBytes(b, "data.#.id").Array() {
+		out = append(out, id.String())
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,94 @@
+package relay
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/model"
+	"tollgate/relay/adaptor"
+	"tollgate/relay/meter"
+	"tollgate/service/pricing"
+	"tollgate/service/usagelog"
+)
+
+// meteredUsage is what the request is billed for: the upstream's own usage where it reported it, tokens
+// counted locally where it did not (a stream cut short, an upstream that sends no usage). Nothing delivered
+// means nothing billed.
+func (r *Relay) meteredUsage(rq *request, out *outcome) (pricing.Usage, bool) {
+	if !out.delivered || !rq.billable() {
+		return pricing.Usage{}, false
+	}
+	u, present := out.meter.Usage()
+	estimated := false
+	if !present {
+		if rq.proto == adaptor.Anthropic {
+			u.Input = int64(r.Counter.AnthropicPrompt(rq.model, rq.body))
+		} else {
+			u.Input = int64(r.Counter.OpenAIChatPrompt(rq.model, rq.body))
+		}
+		estimated = true
+	}
+	if !out.meter.OutputReported() && rq.ep != adaptor.Embeddings {
+		u.Output = int64(r.Counter.Text(rq.model, out.meter.Text()))
+		estimated = true
+	}
+	return u, estimated
+}
+
+// finish settles (or releases) the hold and queues the usage log row.
+func (r *Relay) finish(c *gin.Context, rq *request, out *outcome) {
+	if out.meter == nil {
+		out.meter = meter.New(rq.ep)
+	}
+	ctx := context.WithoutCancel(c.Request.Context())
+	usage, estimated := r.meteredUsage(rq, out)
+	var charged int64
+	if rq.held {
+		if out.delivered {
+			cost := pricing.Cost(rq.price, rq.ratio, usage)
+			s, err := r.Ledger.Settle(ctx, rq.id, cost)
+			if err != nil {
+				slog.Error("settle failed", "request_id", rq.id, "cost", cost, "err", err)
+			}
+			charged = s.Charged
+			if s.Shortfall > 0 {
+				slog.Warn("usage above balance: shortfall not charged", "request_id", rq.id, "shortfall", s.Shortfall)
+			}
+		} else if err := r.Ledger.Release(ctx, rq.id); err != nil {
+			slog.Error("release failed", "request_id", rq.id, "err", err)
+		}
+	}
+	status := "success"
+	if !out.ok || out.class != ClassNone {
+		status = "error"
+	}
+	l := model.UsageLog{
+		RequestID: rq.id, CreatedAt: rq.start.UTC(), UserID: rq.who.user.ID, TokenID: rq.who.tok.ID,
+		Model: rq.model, Endpoint: rq.ep.String(), Stream: rq.stream,
+		PromptTokens: usage.PromptTotal(), CompletionTokens: usage.Output, CacheReadTokens: usage.CacheRead,
+		CacheWriteTokens: usage.CacheWrite, UsageEstimated: estimated, Cost: charged, GroupRatio: rq.ratio.String(),
+		Status: status, HTTPStatus: out.status, ErrorClass: string(out.class), Error: truncate(out.errMsg, 500),
+		ElapsedMs: time.Since(rq.start).Milliseconds(), ClientIP: c.ClientIP(),
+		Username: rq.who.user.Username, TokenName: rq.who.tok.Name,
+	}
+	l.Price.V = pricing.Breakdown(rq.price)
+	l.Attempts.V = out.attempts
+	if out.delivered {
+		l.FirstByteMs = out.firstByte.Milliseconds()
+	}
+	if out.ch != nil {
+		l.ChannelID, l.ChannelName, l.UpstreamModel = out.ch.ID, out.ch.Name, out.ch.UpstreamModel(rq.model)
+	}
+	r.Logs.Write(usagelog.Entry{Log: l, TokenLimited: !rq.who.tok.Unlimited})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}

@@ -1,0 +1,143 @@
+// Package meter reads token usage out of upstream answers, non-stream bodies and SSE events alike, in each
+// protocol's own fields, without unmarshalling whole bodies. When the upstream reports nothing it keeps the
+// generated text so the relay can count tokens locally.
+package meter
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"tollgate/relay/adaptor"
+	"tollgate/service/pricing"
+)
+
+// Meter accumulates the usage of one response.
+type Meter struct {
+	ep      adaptor.Endpoint
+	usage   pricing.Usage
+	present bool
+	outSeen bool // output tokens came from the upstream
+	text    strings.Builder
+}
+
+// New returns a meter for an endpoint.
+func New(ep adaptor.Endpoint) *Meter { return &Meter{ep: ep} }
+
+// Usage returns the metered usage and whether the upstream reported any.
+func (m *Meter) Usage() (pricing.Usage, bool) { return m.usage, m.present }
+
+// OutputReported says whether the upstream reported output tokens (Anthropic streams report them last).
+func (m *Meter) OutputReported() bool { return m.outSeen }
+
+// Text is the generated text seen so far (for local counting when usage is missing).
+func (m *Meter) Text() string { return m.text.String() }
+
+// Body meters a complete non-stream JSON body.
+func (m *Meter) Body(body []byte) {
+	switch adaptor.ProtocolOf(m.ep) {
+	case adaptor.Anthropic:
+		m.anthropicUsage(gjson.GetBytes(body, "usage"), true)
+		for _, c := range gjson.GetBytes(body, "content").Array() {
+			m.text.WriteString(c.Get("text").String())
+		}
+	default:
+		m.openAIUsage(gjson.GetBytes(body, "usage"))
+		if m.ep == adaptor.Responses {
+			m.text.WriteString(gjson.GetBytes(body, "output_text").String())
+			gjson.GetBytes(body, "output.#.content.#.text").ForEach(func(_, v gjson.Result) bool {
+				v.ForEach(func(_, t gjson.Result) bool { m.text.WriteString(t.String()); return true })
+				return true
+			})
+		} else {
+			gjson.GetBytes(body, "choices.#.message.content").ForEach(func(_, v gjson.Result) bool { m.text.WriteString(v.String()); return true })
+			gjson.GetBytes(body, "choices.#.text").ForEach(func(_, v gjson.Result) bool { m.text.WriteString(v.String()); return true })
+		}
+	}
+}
+
+// Event meters one SSE event's data. It reports whether the event is the OpenAI usage-only chunk (empty
+// choices plus usage), which the relay drops when it asked for usage on the client's behalf.
+func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
+	switch m.ep {
+	case adaptor.Messages:
+		switch gjson.GetBytes(data, "type").String() {
+		case "message_start":
+			m.anthropicUsage(gjson.GetBytes(data, "message.usage"), false)
+		case "message_delta":
+			m.anthropicUsage(gjson.GetBytes(data, "usage"), true)
+		case "content_block_delta":
+			m.text.WriteString(gjson.GetBytes(data, "delta.text").String())
+		}
+	case adaptor.Responses:
+		switch gjson.GetBytes(data, "type").String() {
+		case "response.output_text.delta":
+			m.text.WriteString(gjson.GetBytes(data, "delta").String())
+		case "response.completed", "response.incomplete", "response.failed":
+			m.openAIUsage(gjson.GetBytes(data, "response.usage"))
+		}
+	default:
+		res := gjson.GetManyBytes(data, "usage", "choices")
+		if res[0].IsObject() {
+			m.openAIUsage(res[0])
+		}
+		choices := res[1]
+		choices.ForEach(func(_, ch gjson.Result) bool {
+			m.text.WriteString(ch.Get("delta.content").String())
+			m.text.WriteString(ch.Get("text").String())
+			return true
+		})
+		return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+	}
+	return false
+}
+
+// openAIUsage reads chat/completions/embeddings (prompt_tokens/completion_tokens) and Responses
+// (input_tokens/output_tokens) usage; cached tokens are split out of the prompt.
+func (m *Meter) openAIUsage(u gjson.Result) {
+	if !u.IsObject() {
+		return
+	}
+	r := u.Get("@this").Map()
+	prompt, hasPrompt := r["prompt_tokens"]
+	if !hasPrompt {
+		prompt, hasPrompt = r["input_tokens"]
+	}
+	out, hasOut := r["completion_tokens"]
+	if !hasOut {
+		out, hasOut = r["output_tokens"]
+	}
+	if !hasPrompt && !hasOut {
+		return
+	}
+	cached := u.Get("prompt_tokens_details.cached_tokens").Int()
+	if cached == 0 {
+		cached = u.Get("input_tokens_details.cached_tokens").Int()
+	}
+	m.present = true
+	m.outSeen = m.outSeen || hasOut
+	m.usage = pricing.Usage{Input: max(prompt.Int()-cached, 0), CacheRead: cached, Output: out.Int()}
+}
+
+// anthropicUsage reads Anthropic usage. message_start carries input and a placeholder output count;
+// message_delta (final) carries the cumulative output tokens.
+func (m *Meter) anthropicUsage(u gjson.Result, final bool) {
+	if !u.IsObject() {
+		return
+	}
+	r := u.Map()
+	if v, ok := r["input_tokens"]; ok && v.Int() > 0 {
+		m.usage.Input = v.Int()
+	}
+	if v, ok := r["cache_read_input_tokens"]; ok && v.Int() > 0 {
+		m.usage.CacheRead = v.Int()
+	}
+	if v, ok := r["cache_creation_input_tokens"]; ok && v.Int() > 0 {
+		m.usage.CacheWrite = v.Int()
+	}
+	if v, ok := r["output_tokens"]; ok && v.Int() >= m.usage.Output {
+		m.usage.Output = v.Int()
+	}
+	m.present = true
+	m.outSeen = m.outSeen || final
+}

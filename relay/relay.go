@@ -1,0 +1,82 @@
+// Package relay is the hot path: it admits an sk- key's request, reserves its estimated cost, tries upstream
+// channels until one answers, passes the answer through (SSE event by event), meters usage, settles the
+// exact cost and queues one usage log. It makes no synchronous SQL round trip on a warm cache.
+package relay
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/middleware"
+	"tollgate/relay/adaptor"
+	"tollgate/service/account"
+	"tollgate/service/cache"
+	"tollgate/service/channel"
+	"tollgate/service/group"
+	"tollgate/service/ledger"
+	"tollgate/service/pricing"
+	"tollgate/service/setting"
+	"tollgate/service/token"
+	"tollgate/service/tokencount"
+	"tollgate/service/usagelog"
+)
+
+// BodyLimit caps a relay request body (images travel base64 inside it).
+const BodyLimit = 32 << 20
+
+// ResponseLimit caps a non-stream upstream answer read into memory.
+const ResponseLimit = 64 << 20
+
+// Defaults for channels that set no timeout of their own.
+var defaultTimeouts = struct{ connect, firstByte, idle, total time.Duration }{
+	connect: 10 * time.Second, firstByte: 5 * time.Minute, idle: 2 * time.Minute, total: 30 * time.Minute,
+}
+
+// Deps are the services the relay uses.
+type Deps struct {
+	Tokens   *token.Service
+	Accounts *account.Service
+	Groups   *group.Service
+	Channels *channel.Service
+	Pricing  *pricing.Service
+	Settings *setting.Service
+	Ledger   ledger.Ledger
+	Logs     *usagelog.Writer
+	Cache    cache.Cache
+	Counter  *tokencount.Counter
+	Adaptors adaptor.Registry
+	Client   *http.Client
+}
+
+// Relay serves the /v1 routes.
+type Relay struct {
+	Deps
+	intn func(int) int
+}
+
+// New builds the relay.
+func New(d Deps) *Relay {
+	return &Relay{Deps: d, intn: rand.IntN}
+}
+
+// Register adds the /v1 routes to the engine.
+func (r *Relay) Register(e *gin.Engine) {
+	v1 := e.Group("/v1")
+	v1.POST("/chat/completions", r.handler(adaptor.ChatCompletions))
+	v1.POST("/completions", r.handler(adaptor.Completions))
+	v1.POST("/embeddings", r.handler(adaptor.Embeddings))
+	v1.POST("/responses", r.handler(adaptor.Responses))
+	v1.POST("/messages", r.handler(adaptor.Messages))
+	v1.POST("/messages/count_tokens", r.handler(adaptor.CountTokens))
+	v1.GET("/models", r.models)
+}
+
+func (r *Relay) handler(ep adaptor.Endpoint) gin.HandlerFunc {
+	return func(c *gin.Context) { r.serve(c, ep) }
+}
+
+// requestID returns the id the request-id middleware gave this request.
+func requestID(c *gin.Context) string { return middleware.RequestID(c) }

@@ -1,0 +1,148 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/shopspring/decimal"
+	"github.com/tidwall/gjson"
+
+	"tollgate/relay/adaptor"
+	"tollgate/service/channel"
+	"tollgate/service/ledger"
+	"tollgate/service/pricing"
+)
+
+// request is one admitted relay call.
+type request struct {
+	id          string
+	ep          adaptor.Endpoint
+	proto       adaptor.Protocol
+	start       time.Time
+	who         *caller
+	model       string
+	stream      bool
+	injectUsage bool // we asked the upstream for usage: drop its usage-only chunk
+	body        []byte
+	price       pricing.Price
+	ratio       decimal.Decimal
+	held        bool
+}
+
+func (rq *request) account() ledger.Account {
+	return ledger.Account{UserID: rq.who.user.ID, TokenID: rq.who.tok.ID, TokenLimited: !rq.who.tok.Unlimited}
+}
+
+// billable says whether the endpoint costs money (token counting is free).
+func (rq *request) billable() bool { return rq.ep != adaptor.CountTokens }
+
+// readBody reads at most BodyLimit bytes and checks that they are one JSON object.
+func readBody(c *gin.Context) ([]byte, *relayError) {
+	if c.Request.ContentLength > BodyLimit {
+		return nil, newErr(http.StatusRequestEntityTooLarge, "body_too_large", "32 MiB")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, BodyLimit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, newErr(http.StatusRequestEntityTooLarge, "body_too_large", "32 MiB")
+		}
+		return nil, newErr(http.StatusBadRequest, "bad_request")
+	}
+	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+		return nil, newErr(http.StatusBadRequest, "invalid_json")
+	}
+	return body, nil
+}
+
+// serve runs one relay request from admission to the queued usage log.
+func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
+	rq := &request{id: requestID(c), ep: ep, proto: adaptor.ProtocolOf(ep), start: time.Now()}
+	who, rerr := r.authenticate(c)
+	if rerr != nil {
+		fail(c, rq.proto, rerr)
+		return
+	}
+	rq.who = who
+	if rq.body, rerr = readBody(c); rerr != nil {
+		fail(c, rq.proto, rerr)
+		return
+	}
+	f := gjson.GetManyBytes(rq.body, "model", "stream", "max_tokens", "max_completion_tokens", "max_output_tokens", "stream_options.include_usage")
+	if f[0].Type != gjson.String || f[0].String() == "" {
+		fail(c, rq.proto, newErr(http.StatusBadRequest, "model_required"))
+		return
+	}
+	rq.model = f[0].String()
+	rq.stream = f[1].Bool() && ep != adaptor.Embeddings && ep != adaptor.CountTokens
+	rq.injectUsage = rq.stream && (ep == adaptor.ChatCompletions || ep == adaptor.Completions) && !f[5].Bool()
+	if !who.modelAllowed(rq.model) {
+		fail(c, rq.proto, newErr(http.StatusForbidden, "model_not_allowed", rq.model))
+		return
+	}
+	cands := r.candidates(who.group, rq)
+	price, priced := r.Pricing.Lookup(rq.model)
+	if len(cands) == 0 || !priced {
+		fail(c, rq.proto, newErr(http.StatusNotFound, "model_not_found", rq.model))
+		return
+	}
+	rq.price, rq.ratio = price, r.Groups.Ratio(who.group)
+	release, rerr := r.limit(c.Request.Context(), who)
+	if rerr != nil {
+		fail(c, rq.proto, rerr)
+		return
+	}
+	defer release()
+	if rq.billable() {
+		maxOut := f[2].Int()
+		if maxOut <= 0 {
+			maxOut = max(f[3].Int(), f[4].Int())
+		}
+		if rerr := r.reserve(c.Request.Context(), rq, maxOut); rerr != nil {
+			fail(c, rq.proto, rerr)
+			return
+		}
+	}
+	out := r.attempt(c, rq, cands)
+	r.finish(c, rq, out)
+}
+
+// candidates lists the enabled channels that serve the model for the group on this endpoint, priority first.
+func (r *Relay) candidates(group string, rq *request) []*channel.Channel {
+	all := r.Channels.Snapshot().Route(group, rq.model)
+	out := make([]*channel.Channel, 0, len(all))
+	for _, ch := range all {
+		if ad, ok := r.Adaptors[ch.Type]; ok && ad.Supports(rq.ep) && len(ch.Keys) > 0 {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// reserve holds the estimated cost: a generous prompt estimate from the body size (no tokenizer on the hot
+// path) plus max_tokens, or the configured output cap, at the output price.
+func (r *Relay) reserve(ctx context.Context, rq *request, maxOut int64) *relayError {
+	est := pricing.Usage{Input: int64(len(rq.body))/3 + 16}
+	if rq.ep != adaptor.Embeddings {
+		est.Output = maxOut
+		if est.Output <= 0 {
+			est.Output = int64(r.Settings.Get().EstimateOutputTokens)
+		}
+	}
+	hold := pricing.Cost(rq.price, rq.ratio, est)
+	err := r.Ledger.Reserve(ctx, rq.id, rq.account(), hold)
+	switch {
+	case err == nil:
+		rq.held = true
+		return nil
+	case errors.Is(err, ledger.ErrInsufficientToken):
+		return newErr(http.StatusPaymentRequired, "key_quota_exhausted")
+	case errors.Is(err, ledger.ErrInsufficient):
+		return newErr(http.StatusPaymentRequired, "insufficient_quota")
+	}
+	return newErr(http.StatusServiceUnavailable, "cache_unavailable")
+}

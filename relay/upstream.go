@@ -1,0 +1,163 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/tidwall/sjson"
+
+	"tollgate/relay/adaptor"
+	"tollgate/service/channel"
+)
+
+// Deadline causes, so a failure says which deadline fired.
+var (
+	errConnectTimeout   = errors.New("upstream connect timeout")
+	errFirstByteTimeout = errors.New("upstream first-byte timeout")
+	errIdleTimeout      = errors.New("upstream idle timeout")
+	errTotalTimeout     = errors.New("upstream total timeout")
+)
+
+// exchange is one upstream call in flight with its deadlines.
+type exchange struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	timers []*time.Timer
+	idle   time.Duration
+	idleT  *time.Timer
+	start  time.Time
+	resp   *http.Response
+}
+
+func (x *exchange) close() {
+	for _, t := range x.timers {
+		t.Stop()
+	}
+	if x.resp != nil {
+		x.resp.Body.Close()
+	}
+	x.cancel(context.Canceled)
+}
+
+// Read implements io.Reader over the response body, pushing the idle deadline forward on every read.
+func (x *exchange) Read(p []byte) (int, error) {
+	n, err := x.resp.Body.Read(p)
+	if n > 0 {
+		x.idleT.Reset(x.idle)
+	}
+	return n, err
+}
+
+func pickDur(ms int, def time.Duration) time.Duration {
+	if ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return def
+}
+
+// upstreamBody rewrites the client body for a channel: mapped model, usage request for OpenAI streams, the
+// channel's body overrides. Untouched bodies are passed as they came (no JSON round trip).
+func upstreamBody(rq *request, ch *channel.Channel, upstreamModel string) ([]byte, error) {
+	body := rq.body
+	var err error
+	if upstreamModel != rq.model {
+		if body, err = sjson.SetBytes(body, "model", upstreamModel); err != nil {
+			return nil, err
+		}
+	}
+	if rq.injectUsage {
+		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
+			return nil, err
+		}
+	}
+	ov := ch.BodyOverride.V
+	for path, v := range ov.Set {
+		if body, err = sjson.SetBytes(body, path, v); err != nil {
+			return nil, err
+		}
+	}
+	for _, path := range ov.Delete {
+		if body, err = sjson.DeleteBytes(body, path); err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
+// send makes one upstream call. On a 2xx answer it returns the exchange with the first-byte deadline
+// stopped and the idle deadline armed; otherwise a classified failure.
+func (r *Relay) send(c *gin.Context, rq *request, ch *channel.Channel, keyIdx int) (*exchange, *failure) {
+	ad := r.Adaptors[ch.Type]
+	upstreamModel := ch.UpstreamModel(rq.model)
+	body, err := upstreamBody(rq, ch, upstreamModel)
+	if err != nil {
+		return nil, &failure{class: ClassClient, err: err}
+	}
+	ctx, cancel := context.WithCancelCause(c.Request.Context())
+	x := &exchange{ctx: ctx, cancel: cancel, start: time.Now()}
+	to := ch.Timeouts.V
+	x.idle = pickDur(to.IdleMs, defaultTimeouts.idle)
+	total := time.AfterFunc(pickDur(to.TotalMs, defaultTimeouts.total), func() { cancel(errTotalTimeout) })
+	connect := time.AfterFunc(pickDur(to.ConnectMs, defaultTimeouts.connect), func() { cancel(errConnectTimeout) })
+	firstByte := time.AfterFunc(pickDur(to.FirstByteMs, defaultTimeouts.firstByte), func() { cancel(errFirstByteTimeout) })
+	x.timers = []*time.Timer{total, connect, firstByte}
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connect.Stop() }}
+	req, err := ad.NewRequest(httptrace.WithClientTrace(ctx, trace), &adaptor.Call{
+		Endpoint: rq.ep, Stream: rq.stream, UpstreamModel: upstreamModel, Body: body, Header: c.Request.Header,
+		BaseURL: ch.BaseURL, Key: ch.Keys[keyIdx],
+	})
+	if err != nil {
+		x.close()
+		return nil, &failure{class: ClassServer, err: err}
+	}
+	for k, v := range ch.HeaderOverride.V {
+		req.Header.Set(k, v)
+	}
+	resp, err := r.Client.Do(req)
+	firstByte.Stop()
+	connect.Stop()
+	if err != nil {
+		f := classifyErr(err, context.Cause(ctx), c.Request.Context().Err() != nil)
+		x.close()
+		return nil, f
+	}
+	x.resp = resp
+	x.idleT = time.AfterFunc(x.idle, func() { cancel(errIdleTimeout) })
+	x.timers = append(x.timers, x.idleT)
+	if resp.StatusCode >= 300 {
+		b, _ := io.ReadAll(io.LimitReader(x, 1<<20))
+		f := classifyStatus(resp.StatusCode, b, resp.Header)
+		x.close()
+		return nil, f
+	}
+	return x, nil
+}
+
+// readErr classifies an error met while reading an upstream body.
+func (x *exchange) readErr(c *gin.Context, err error) *failure {
+	return classifyErr(err, context.Cause(x.ctx), c.Request.Context().Err() != nil)
+}
+
+// mappedStatus applies the channel's status-code mapping to what the client sees.
+func mappedStatus(ch *channel.Channel, status int) int {
+	if ch == nil {
+		return status
+	}
+	if m, ok := ch.StatusCodeMapping.V[strconv.Itoa(status)]; ok {
+		return m
+	}
+	return status
+}
+
+// jsonResponse writes a complete JSON answer.
+func writeJSON(c *gin.Context, status int, body []byte) {
+	c.Writer.Header().Set("Content-Type", "application/json")
+	c.Writer.WriteHeader(status)
+	_, _ = c.Writer.Write(body)
+}

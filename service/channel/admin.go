@@ -1,0 +1,366 @@
+package channel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/audit"
+	"tollgate/service/secret"
+)
+
+// Input is a channel as the admin API reads it; nil fields stay unchanged on update.
+type Input struct {
+	Type              *string             `json:"type"`
+	Name              *string             `json:"name"`
+	BaseURL           *string             `json:"base_url"`
+	Keys              *[]string           `json:"keys"`
+	KeyStrategy       *string             `json:"key_strategy"`
+	Models            *[]string           `json:"models"`
+	ModelMapping      *map[string]string  `json:"model_mapping"`
+	Groups            *[]string           `json:"groups"`
+	Priority          *int64              `json:"priority"`
+	Weight            *int                `json:"weight"`
+	Status            *string             `json:"status"`
+	HeaderOverride    *map[string]string  `json:"header_override"`
+	BodyOverride      *model.BodyOverride `json:"body_override"`
+	StatusCodeMapping *map[string]int     `json:"status_code_mapping"`
+	TestModel         *string             `json:"test_model"`
+	Timeouts          *model.Timeouts     `json:"timeouts"`
+	Tag               *string             `json:"tag"`
+}
+
+// View is a channel as the admin API shows it: keys masked.
+type View struct {
+	ID                int64              `json:"id"`
+	Type              string             `json:"type"`
+	Name              string             `json:"name"`
+	BaseURL           string             `json:"base_url"`
+	Keys              []string           `json:"keys"`
+	KeyStrategy       string             `json:"key_strategy"`
+	Models            []string           `json:"models"`
+	ModelMapping      map[string]string  `json:"model_mapping"`
+	Groups            []string           `json:"groups"`
+	Priority          int64              `json:"priority"`
+	Weight            int                `json:"weight"`
+	Status            string             `json:"status"`
+	HeaderOverride    map[string]string  `json:"header_override"`
+	BodyOverride      model.BodyOverride `json:"body_override"`
+	StatusCodeMapping map[string]int     `json:"status_code_mapping"`
+	TestModel         string             `json:"test_model"`
+	Timeouts          model.Timeouts     `json:"timeouts"`
+	Tag               string             `json:"tag"`
+	CreatedAt         time.Time          `json:"created_at"`
+	Health            any                `json:"health,omitempty"`
+}
+
+// ViewOf renders a snapshot channel for the API.
+func ViewOf(c *Channel) *View {
+	v := &View{ID: c.ID, Type: c.Type, Name: c.Name, BaseURL: c.BaseURL, KeyStrategy: c.KeyStrategy,
+		Models: nonNil(c.Models.V), ModelMapping: c.ModelMapping.V, Groups: nonNil(c.Groups.V), Priority: c.Priority,
+		Weight: c.Weight, Status: c.Status, HeaderOverride: c.HeaderOverride.V, BodyOverride: c.BodyOverride.V,
+		StatusCodeMapping: c.StatusCodeMapping.V, TestModel: c.TestModel, Timeouts: c.Timeouts.V, Tag: c.Tag, CreatedAt: c.CreatedAt}
+	v.Keys = make([]string, len(c.Keys))
+	for i, k := range c.Keys {
+		v.Keys[i] = secret.Mask(k)
+	}
+	if v.ModelMapping == nil {
+		v.ModelMapping = map[string]string{}
+	}
+	if v.HeaderOverride == nil {
+		v.HeaderOverride = map[string]string{}
+	}
+	if v.StatusCodeMapping == nil {
+		v.StatusCodeMapping = map[string]int{}
+	}
+	return v
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func cleanList(field string, in []string, max, maxLen int) ([]string, error) {
+	if len(in) > max {
+		return nil, apperr.Field(field, fmt.Sprintf("at most %d entries", max))
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		if len(s) > maxLen {
+			return nil, apperr.Field(field, fmt.Sprintf("each entry at most %d characters", maxLen))
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// apply validates in and writes it onto row; keys holds the clear keys (masked entries keep the old key).
+func (s *Service) apply(row *model.Channel, old []string, in Input) error {
+	if in.Type != nil {
+		switch *in.Type {
+		case TypeOpenAI, TypeOpenAICompatible, TypeAnthropic:
+			row.Type = *in.Type
+		default:
+			return apperr.Field("type", `must be "openai", "openai-compatible" or "anthropic"`)
+		}
+	}
+	if in.Name != nil {
+		n := strings.TrimSpace(*in.Name)
+		if n == "" || len(n) > 128 {
+			return apperr.Field("name", "1-128 characters")
+		}
+		row.Name = n
+	}
+	if in.BaseURL != nil {
+		u, err := url.Parse(strings.TrimSpace(*in.BaseURL))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(*in.BaseURL) > 512 {
+			return apperr.Field("base_url", "an http(s) URL")
+		}
+		row.BaseURL = strings.TrimRight(u.String(), "/")
+	}
+	if in.Keys != nil {
+		keys, err := cleanList("keys", *in.Keys, 1000, 1024)
+		if err != nil {
+			return err
+		}
+		sealed := make([]string, 0, len(keys))
+		for _, k := range keys {
+			if strings.Contains(k, "****") { // a masked key sent back unchanged: keep the stored one
+				found := false
+				for _, o := range old {
+					if secret.Mask(o) == k {
+						k, found = o, true
+						break
+					}
+				}
+				if !found {
+					return apperr.Field("keys", "a masked key does not match any stored key")
+				}
+			}
+			enc, err := s.keys.Encrypt(k)
+			if err != nil {
+				return err
+			}
+			sealed = append(sealed, enc)
+		}
+		row.KeysCipher.V = sealed
+	}
+	if in.KeyStrategy != nil {
+		if *in.KeyStrategy != "random" && *in.KeyStrategy != "round_robin" {
+			return apperr.Field("key_strategy", `must be "random" or "round_robin"`)
+		}
+		row.KeyStrategy = *in.KeyStrategy
+	}
+	if in.Models != nil {
+		ms, err := cleanList("models", *in.Models, 2000, 128)
+		if err != nil {
+			return err
+		}
+		row.Models.V = ms
+	}
+	if in.ModelMapping != nil {
+		for k, v := range *in.ModelMapping {
+			if k == "" || v == "" || len(k) > 128 || len(v) > 128 {
+				return apperr.Field("model_mapping", "names of 1-128 characters")
+			}
+		}
+		row.ModelMapping.V = *in.ModelMapping
+	}
+	if in.Groups != nil {
+		gs, err := cleanList("groups", *in.Groups, 100, 64)
+		if err != nil {
+			return err
+		}
+		row.Groups.V = gs
+	}
+	if in.Priority != nil {
+		row.Priority = *in.Priority
+	}
+	if in.Weight != nil {
+		if *in.Weight < 0 || *in.Weight > 10000 {
+			return apperr.Field("weight", "between 0 and 10000")
+		}
+		row.Weight = *in.Weight
+	}
+	if in.Status != nil {
+		if *in.Status != model.StatusEnabled && *in.Status != model.StatusDisabled {
+			return apperr.Field("status", `must be "enabled" or "disabled"`)
+		}
+		row.Status = *in.Status
+	}
+	if in.HeaderOverride != nil {
+		for k := range *in.HeaderOverride {
+			if k == "" || strings.ContainsAny(k, " :\r\n") {
+				return apperr.Field("header_override", "invalid header name")
+			}
+		}
+		row.HeaderOverride.V = *in.HeaderOverride
+	}
+	if in.BodyOverride != nil {
+		row.BodyOverride.V = *in.BodyOverride
+	}
+	if in.StatusCodeMapping != nil {
+		for k, v := range *in.StatusCodeMapping {
+			if n, err := strconv.Atoi(k); err != nil || n < 100 || n > 599 || v < 100 || v > 599 {
+				return apperr.Field("status_code_mapping", "HTTP status codes 100-599")
+			}
+		}
+		row.StatusCodeMapping.V = *in.StatusCodeMapping
+	}
+	if in.TestModel != nil {
+		row.TestModel = strings.TrimSpace(*in.TestModel)
+	}
+	if in.Timeouts != nil {
+		t := *in.Timeouts
+		for _, v := range []int{t.ConnectMs, t.FirstByteMs, t.IdleMs, t.TotalMs} {
+			if v < 0 || v > 3_600_000 {
+				return apperr.Field("timeouts", "milliseconds between 0 and 3600000")
+			}
+		}
+		row.Timeouts.V = t
+	}
+	if in.Tag != nil {
+		if len(*in.Tag) > 64 {
+			return apperr.Field("tag", "at most 64 characters")
+		}
+		row.Tag = *in.Tag
+	}
+	return nil
+}
+
+// Create adds a channel.
+func (s *Service) Create(ctx context.Context, actor audit.Actor, in Input) (*View, error) {
+	for f, missing := range map[string]bool{"type": in.Type == nil, "name": in.Name == nil, "base_url": in.BaseURL == nil, "keys": in.Keys == nil || len(*in.Keys) == 0} {
+		if missing {
+			return nil, apperr.Field(f, "required")
+		}
+	}
+	row := &model.Channel{KeyStrategy: "random", Weight: 1, Status: model.StatusEnabled}
+	row.Groups.V = []string{"default"}
+	if err := s.apply(row, nil, in); err != nil {
+		return nil, err
+	}
+	if len(row.KeysCipher.V) == 0 {
+		return nil, apperr.Field("keys", "required")
+	}
+	if err := s.store.SaveChannel(ctx, row); err != nil {
+		return nil, fmt.Errorf("create channel: %w", err)
+	}
+	s.audit.Record(ctx, actor, "channel.create", row.Name, map[string]any{"id": row.ID, "type": row.Type, "base_url": row.BaseURL})
+	s.changed(ctx, row.ID)
+	return s.Get(ctx, row.ID)
+}
+
+// Get returns one channel from the snapshot.
+func (s *Service) Get(_ context.Context, id int64) (*View, error) {
+	c, ok := s.Snapshot().ByID[id]
+	if !ok {
+		return nil, apperr.New(http.StatusNotFound, "channel_not_found")
+	}
+	return ViewOf(c), nil
+}
+
+// Update edits a channel.
+func (s *Service) Update(ctx context.Context, actor audit.Actor, id int64, in Input) (*View, error) {
+	row, err := s.store.ChannelByID(ctx, id)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, apperr.New(http.StatusNotFound, "channel_not_found")
+	} else if err != nil {
+		return nil, err
+	}
+	var old []string
+	if c, ok := s.Snapshot().ByID[id]; ok {
+		old = c.Keys
+	}
+	if err := s.apply(row, old, in); err != nil {
+		return nil, err
+	}
+	if len(row.KeysCipher.V) == 0 {
+		return nil, apperr.Field("keys", "at least one key")
+	}
+	if err := s.store.SaveChannel(ctx, row); err != nil {
+		return nil, fmt.Errorf("update channel %d: %w", id, err)
+	}
+	s.audit.Record(ctx, actor, "channel.update", row.Name, map[string]any{"id": id})
+	s.changed(ctx, id)
+	return s.Get(ctx, id)
+}
+
+// SetStatus changes a channel's status (admin toggle or automatic disable) and tells every node.
+func (s *Service) SetStatus(ctx context.Context, id int64, status string) error {
+	if err := s.store.SetChannelStatus(ctx, id, status); err != nil {
+		return err
+	}
+	s.changed(ctx, id)
+	return nil
+}
+
+// Delete removes a channel.
+func (s *Service) Delete(ctx context.Context, actor audit.Actor, id int64) error {
+	if err := s.store.DeleteChannel(ctx, id); errors.Is(err, model.ErrNotFound) {
+		return apperr.New(http.StatusNotFound, "channel_not_found")
+	} else if err != nil {
+		return err
+	}
+	s.audit.Record(ctx, actor, "channel.delete", strconv.FormatInt(id, 10), nil)
+	s.changed(ctx, id)
+	return nil
+}
+
+// Filter narrows List; Group and Model are matched on the snapshot.
+type Filter struct {
+	model.ChannelFilter
+	Group, Model string
+}
+
+// List returns channels matching f, paged.
+func (s *Service) List(ctx context.Context, f Filter, p model.Page) ([]*View, int64, error) {
+	rows, err := s.store.ListChannels(ctx, f.ChannelFilter)
+	if err != nil {
+		return nil, 0, err
+	}
+	snap := s.Snapshot()
+	var out []*View
+	for _, r := range rows {
+		c, ok := snap.ByID[r.ID]
+		if !ok {
+			continue
+		}
+		if f.Model != "" && !c.Serves(f.Model) {
+			continue
+		}
+		if f.Group != "" && !contains(c.Groups.V, f.Group) {
+			continue
+		}
+		out = append(out, ViewOf(c))
+	}
+	total := int64(len(out))
+	lo := min(p.Offset(), len(out))
+	hi := min(lo+p.Size, len(out))
+	return out[lo:hi], total, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

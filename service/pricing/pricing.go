@@ -1,0 +1,186 @@
+// Package pricing holds model prices (decimal USD per 1M tokens or per call) and turns usage into quota units
+// with one rounding rule. Prices are served from a snapshot refreshed on every node through the bus.
+package pricing
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/shopspring/decimal"
+
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/audit"
+	"tollgate/service/bus"
+	"tollgate/service/setting"
+)
+
+// Topic is the bus topic of price changes.
+const Topic = "price"
+
+// UnitsPerUSD is how many quota units make one US dollar.
+const UnitsPerUSD = 1_000_000
+
+// Usage is what one request consumed, normalised across protocols: Input excludes cached tokens.
+type Usage struct {
+	Input, Output, CacheRead, CacheWrite int64
+}
+
+// PromptTotal is every input token, cached or not.
+func (u Usage) PromptTotal() int64 { return u.Input + u.CacheRead + u.CacheWrite }
+
+// Price is a model's price.
+type Price = model.Price
+
+// Cost turns usage into quota units: Σ tokens × USD-per-1M × ratio, because USD per 1M tokens × tokens / 1M
+// × 1M units per USD = price × tokens units. A per-call price replaces token prices. Rounding happens once,
+// here: half away from zero to whole units.
+func Cost(p Price, ratio decimal.Decimal, u Usage) int64 {
+	var sum decimal.Decimal
+	if !p.PerCall.IsZero() {
+		sum = p.PerCall.Mul(decimal.NewFromInt(UnitsPerUSD))
+	} else {
+		sum = p.Input.Mul(decimal.NewFromInt(u.Input)).
+			Add(p.Output.Mul(decimal.NewFromInt(u.Output))).
+			Add(p.CacheRead.Mul(decimal.NewFromInt(u.CacheRead))).
+			Add(p.CacheWrite.Mul(decimal.NewFromInt(u.CacheWrite)))
+	}
+	return sum.Mul(ratio).Round(0).IntPart()
+}
+
+// Breakdown renders a price for a usage log.
+func Breakdown(p Price) model.PriceBreakdown {
+	return model.PriceBreakdown{Input: p.Input.String(), Output: p.Output.String(), CacheRead: p.CacheRead.String(),
+		CacheWrite: p.CacheWrite.String(), PerCall: p.PerCall.String()}
+}
+
+// Service is the price book.
+type Service struct {
+	store    *model.Store
+	bus      bus.Bus
+	settings *setting.Service
+	audit    *audit.Log
+	snap     atomic.Pointer[map[string]Price]
+}
+
+// New builds the service; call Load before serving.
+func New(store *model.Store, b bus.Bus, settings *setting.Service, a *audit.Log) *Service {
+	s := &Service{store: store, bus: b, settings: settings, audit: a}
+	empty := map[string]Price{}
+	s.snap.Store(&empty)
+	b.Subscribe(Topic, func(bus.Message) { _ = s.Load(context.Background()) })
+	return s
+}
+
+// Load refreshes the snapshot from SQL.
+func (s *Service) Load(ctx context.Context) error {
+	rows, err := s.store.ListPrices(ctx)
+	if err != nil {
+		return fmt.Errorf("load prices: %w", err)
+	}
+	m := make(map[string]Price, len(rows))
+	for _, r := range rows {
+		m[r.Model] = r
+	}
+	s.snap.Store(&m)
+	return nil
+}
+
+// Lookup returns the price of model; for an unknown model, the default price when the settings allow it.
+func (s *Service) Lookup(modelName string) (Price, bool) {
+	if p, ok := (*s.snap.Load())[modelName]; ok {
+		return p, true
+	}
+	st := s.settings.Get()
+	if st.UnknownModelPolicy != "default" {
+		return Price{}, false
+	}
+	p, err := parseRow(setting.PriceRow(st.DefaultPrice))
+	if err != nil {
+		return Price{}, false
+	}
+	p.Model = modelName
+	return p, true
+}
+
+// All returns every configured price.
+func (s *Service) All() []Price {
+	m := *s.snap.Load()
+	out := make([]Price, 0, len(m))
+	for _, p := range m {
+		out = append(out, p)
+	}
+	sortPrices(out)
+	return out
+}
+
+func parseDec(field, v string) (decimal.Decimal, error) {
+	if strings.TrimSpace(v) == "" {
+		return decimal.Zero, nil
+	}
+	d, err := decimal.NewFromString(strings.TrimSpace(v))
+	if err != nil || d.IsNegative() || d.GreaterThan(decimal.NewFromInt(1_000_000)) {
+		return decimal.Zero, apperr.Field(field, "a non-negative decimal (USD)")
+	}
+	return d, nil
+}
+
+func parseRow(r setting.PriceRow) (Price, error) {
+	var p Price
+	var err error
+	p.Model = strings.TrimSpace(r.Model)
+	for _, f := range []struct {
+		name string
+		v    string
+		dst  *decimal.Decimal
+	}{{"input", r.Input, &p.Input}, {"output", r.Output, &p.Output}, {"cache_read", r.CacheRead, &p.CacheRead},
+		{"cache_write", r.CacheWrite, &p.CacheWrite}, {"per_call", r.PerCall, &p.PerCall}} {
+		if *f.dst, err = parseDec(f.name, f.v); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// Replace swaps the whole price table (PUT /api/admin/pricing).
+func (s *Service) Replace(ctx context.Context, actor audit.Actor, rows []setting.PriceRow) ([]Price, error) {
+	if len(rows) > 10000 {
+		return nil, apperr.Field("pricing", "at most 10000 rows")
+	}
+	seen := map[string]bool{}
+	out := make([]Price, 0, len(rows))
+	for _, r := range rows {
+		p, err := parseRow(r)
+		if err != nil {
+			return nil, err
+		}
+		if p.Model == "" || len(p.Model) > 128 {
+			return nil, apperr.Field("model", "1-128 characters")
+		}
+		if seen[p.Model] {
+			return nil, apperr.Field("model", "duplicate "+p.Model)
+		}
+		seen[p.Model] = true
+		out = append(out, p)
+	}
+	if err := s.store.ReplacePrices(ctx, out); err != nil {
+		return nil, fmt.Errorf("save prices: %w", err)
+	}
+	s.audit.Record(ctx, actor, "pricing.replace", "", map[string]int{"rows": len(out)})
+	_ = s.Load(ctx)
+	_ = s.bus.Publish(ctx, Topic, "")
+	return s.All(), nil
+}
+
+// Row renders a price as decimal strings; with ratio non-nil, multiplied by it.
+func Row(p Price, ratio *decimal.Decimal) setting.PriceRow {
+	m := func(d decimal.Decimal) string {
+		if ratio != nil {
+			d = d.Mul(*ratio)
+		}
+		return d.String()
+	}
+	return setting.PriceRow{Model: p.Model, Input: m(p.Input), Output: m(p.Output), CacheRead: m(p.CacheRead), CacheWrite: m(p.CacheWrite), PerCall: m(p.PerCall)}
+}
