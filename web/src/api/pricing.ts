@@ -3,10 +3,11 @@ import { api } from './http';
 import type { EffectivePrice, PriceRow } from './types';
 
 /** Effective prices for the caller's group. */
-export function usePricing() {
+export function usePricing(enabled = true) {
   return useQuery({
     queryKey: ['pricing'],
     queryFn: () => api.get<EffectivePrice[]>('/api/pricing'),
+    enabled,
     staleTime: 60_000,
   });
 }

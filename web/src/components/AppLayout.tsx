@@ -86,7 +86,7 @@ export function AppLayout() {
         width={220}
         theme="light"
         style={{
-          borderRight: `1px solid ${token.colorBorderSecondary}`,
+          borderRight: siderCollapsed && isMobile ? 'none' : `1px solid ${token.colorBorderSecondary}`,
           ...(isMobile ? { position: 'fixed', height: '100vh', zIndex: 20, left: 0, top: 0 } : {}),
         }}
       >

@@ -1,4 +1,4 @@
-import { TranslationOutlined } from '@ant-design/icons';
+import { GlobalOutlined } from '@ant-design/icons';
 import { Select } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { changeLanguage, LANGUAGES, type Language } from '../i18n';
@@ -14,7 +14,7 @@ export function LanguageSwitch() {
       variant="borderless"
       value={i18n.language as Language}
       onChange={(lng) => void changeLanguage(lng)}
-      suffixIcon={<TranslationOutlined />}
+      suffixIcon={<GlobalOutlined />}
       popupMatchSelectWidth={false}
       options={LANGUAGES.map((l) => ({ value: l.code, label: l.label }))}
     />

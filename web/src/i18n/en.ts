@@ -359,6 +359,8 @@ const en = {
     per_call: 'Per call',
   },
   settings: {
+    other: 'Other settings',
+    extra_retry_budget: 'Retry budget (attempts per request)',
     title: 'Settings',
     site: 'Site',
     siteName: 'Site name',

@@ -355,6 +355,8 @@ const zhCN = {
     per_call: '按次',
   },
   settings: {
+    other: '其他设置',
+    extra_retry_budget: '重试预算（每个请求的尝试次数）',
     title: '系统设置',
     site: '站点',
     siteName: '站点名称',

@@ -67,7 +67,7 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
   const [form] = Form.useForm<KeyFormValues>();
   const unlimited = Form.useWatch('unlimited', form);
   const groups = useUserGroups(open);
-  const pricing = usePricing();
+  const pricing = usePricing(open);
   const create = useCreateToken();
   const update = useUpdateToken();
 

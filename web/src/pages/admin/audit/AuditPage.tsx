@@ -22,11 +22,15 @@ export default function AuditPage() {
       title: t('audit.detail'),
       dataIndex: 'detail',
       key: 'detail',
-      render: (v: unknown) => (
-        <Typography.Text ellipsis={{ tooltip: true }} style={{ maxWidth: 360 }}>
-          {typeof v === 'string' ? v : JSON.stringify(v)}
-        </Typography.Text>
-      ),
+      render: (v: unknown) => {
+        const text = typeof v === 'string' ? v : JSON.stringify(v);
+        if (!text || text === 'null' || text === '{}') return t('common.none');
+        return (
+          <Typography.Text ellipsis={{ tooltip: true }} style={{ maxWidth: 360 }}>
+            {text}
+          </Typography.Text>
+        );
+      },
     },
     { title: t('audit.ip'), dataIndex: 'ip', key: 'ip', responsive: ['md'] },
   ];

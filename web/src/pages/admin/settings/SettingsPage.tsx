@@ -9,7 +9,27 @@ import { QueryError } from '../../../components/QueryError';
 import { unitsToUsdText, usdToUnits } from '../../../lib/money';
 import { applyServerError, decimalRules } from '../../../lib/validation';
 
+const KNOWN_SETTINGS = new Set([
+  'site_name',
+  'notice',
+  'registration_open',
+  'default_group',
+  'new_user_quota',
+  'unknown_model_policy',
+  'default_price',
+  'estimate_output_tokens',
+]);
+
+/** Settings the server has that this page has no dedicated field for (numbers, text, switches). */
+function extraSettings(s: Settings | undefined): [string, string | number | boolean][] {
+  return Object.entries(s ?? {}).filter(
+    (entry): entry is [string, string | number | boolean] =>
+      !KNOWN_SETTINGS.has(entry[0]) && ['string', 'number', 'boolean'].includes(typeof entry[1]),
+  );
+}
+
 interface SettingsForm {
+  extra?: Record<string, string | number | boolean>;
   site_name: string;
   notice: string;
   registration_open: boolean;
@@ -33,6 +53,7 @@ function toForm(s: Settings): SettingsForm {
     unknown_model_policy: s.unknown_model_policy ?? 'refuse',
     default_price: { ...ZERO_PRICE, ...(s.default_price as Partial<PriceRow> | undefined) },
     estimate_output_tokens: s.estimate_output_tokens ?? 0,
+    extra: Object.fromEntries(extraSettings(s)),
   };
 }
 
@@ -59,6 +80,7 @@ export default function SettingsPage() {
       unknown_model_policy: values.unknown_model_policy,
       default_price: { model: '', ...values.default_price },
       estimate_output_tokens: values.estimate_output_tokens ?? 0,
+      ...values.extra,
     };
     try {
       await save.mutateAsync(body);
@@ -134,6 +156,31 @@ export default function SettingsPage() {
                 ) : null}
               </Card>
             </Col>
+            {extraSettings(settings.data).length > 0 ? (
+              <Col xs={24}>
+                <Card title={t('settings.other')}>
+                  <Row gutter={16}>
+                    {extraSettings(settings.data).map(([key, value]) => (
+                      <Col xs={24} md={12} xl={8} key={key}>
+                        <Form.Item
+                          name={['extra', key]}
+                          label={t(`settings.extra_${key}`, { defaultValue: key })}
+                          valuePropName={typeof value === 'boolean' ? 'checked' : 'value'}
+                        >
+                          {typeof value === 'boolean' ? (
+                            <Switch />
+                          ) : typeof value === 'number' ? (
+                            <InputNumber style={{ width: '100%' }} />
+                          ) : (
+                            <Input />
+                          )}
+                        </Form.Item>
+                      </Col>
+                    ))}
+                  </Row>
+                </Card>
+              </Col>
+            ) : null}
           </Row>
         </Form>
       )}
