@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gin-gonic/gin"
+
 	"tollgate/app/apptest"
 	"tollgate/model"
 )
@@ -240,25 +242,29 @@ func TestRegistrationClosed_RefusesSignUpWith403(t *testing.T) {
 	wantStatus(t, n.Anon(t).Do("POST", "/api/auth/register", body), http.StatusCreated)
 }
 
-// adminRoutes is every /api/admin route of the foundation.
-var adminRoutes = []struct {
+// foundationAdminRoutes are the /api/admin routes of the foundation contract, with a body that would change
+// something if the call were allowed.
+var foundationAdminRoutes = []struct {
 	method, path string
 	body         any
 }{
 	{"GET", "/api/admin/users", nil},
-	{"GET", "/api/admin/users/1", nil},
-	{"PATCH", "/api/admin/users/1", map[string]string{"status": "disabled"}},
-	{"POST", "/api/admin/users/1/quota", map[string]any{"delta": 1000, "reason": "gift"}},
+	{"GET", "/api/admin/users/:id", nil},
+	{"PATCH", "/api/admin/users/:id", map[string]string{"status": "disabled"}},
+	{"POST", "/api/admin/users/:id/quota", map[string]any{"delta": 1000, "reason": "gift"}},
 	{"GET", "/api/admin/tokens", nil},
-	{"PATCH", "/api/admin/tokens/1", map[string]string{"status": "disabled"}},
+	{"PATCH", "/api/admin/tokens/:id", map[string]string{"status": "disabled"}},
 	{"GET", "/api/admin/groups", nil},
 	{"POST", "/api/admin/groups", map[string]any{"name": "vip", "ratio": "2"}},
-	{"PATCH", "/api/admin/groups/default", map[string]any{"ratio": "5"}},
-	{"DELETE", "/api/admin/groups/default", nil},
+	{"PATCH", "/api/admin/groups/:name", map[string]any{"ratio": "5"}},
+	{"DELETE", "/api/admin/groups/:name", nil},
 	{"GET", "/api/admin/settings", nil},
 	{"PUT", "/api/admin/settings", map[string]any{"registration_open": false}},
 	{"GET", "/api/admin/audit", nil},
 }
+
+// routeLister is what *gin.Engine offers to list its routes.
+type routeLister interface{ Routes() gin.RoutesInfo }
 
 func TestAdminRoutes_RefuseUsersAndAnonymous(t *testing.T) {
 	t.Parallel()
@@ -266,12 +272,38 @@ func TestAdminRoutes_RefuseUsersAndAnonymous(t *testing.T) {
 	user := n.SignUp(t, "alice", "password1")
 	createKey(t, user, map[string]any{"name": "k"})
 	audit := count(t, n, &model.AuditLog{}, "action <> ?", "user.login")
-	for _, rt := range adminRoutes {
-		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
-			wantError(t, user.Do(rt.method, rt.path, rt.body), http.StatusForbidden, "forbidden")
-			wantChinese(t, wantError(t, zh(user).Do(rt.method, rt.path, rt.body), http.StatusForbidden, "forbidden"))
-			wantError(t, n.Anon(t).Do(rt.method, rt.path, rt.body), http.StatusUnauthorized, "unauthorized")
+
+	// Every /api/admin route the node serves, not only the ones listed here.
+	bodies := map[string]any{}
+	for _, rt := range foundationAdminRoutes {
+		bodies[rt.method+" "+rt.path] = rt.body
+	}
+	engine, ok := n.App.Handler.(routeLister)
+	if !ok {
+		t.Fatalf("App.Handler is %T, cannot list routes", n.App.Handler)
+	}
+	seen := map[string]bool{}
+	for _, ri := range engine.Routes() {
+		if !strings.HasPrefix(ri.Path, "/api/admin/") {
+			continue
+		}
+		key := ri.Method + " " + ri.Path
+		seen[key] = true
+		p := strings.NewReplacer(":id", "1", ":name", "default", ":job", "1").Replace(ri.Path)
+		body, ok := bodies[key]
+		if !ok && ri.Method != "GET" {
+			body = map[string]any{}
+		}
+		t.Run(key, func(t *testing.T) {
+			wantError(t, user.Do(ri.Method, p, body), http.StatusForbidden, "forbidden")
+			wantChinese(t, wantError(t, zh(user).Do(ri.Method, p, body), http.StatusForbidden, "forbidden"))
+			wantError(t, n.Anon(t).Do(ri.Method, p, body), http.StatusUnauthorized, "unauthorized")
 		})
+	}
+	for key := range bodies {
+		if !seen[key] {
+			t.Errorf("contract route %s is not registered", key)
+		}
 	}
 	// Nothing the refused calls asked for happened.
 	root := n.Root(t)
