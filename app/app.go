@@ -97,7 +97,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	}
 	if cfg.RedisURL == "" {
 		a.Cache, a.Bus = cache.NewMemory(), bus.NewMemory()
-		a.Ledger = ledger.NewMemory(a.Store)
+		a.Ledger = ledger.NewMemory(a.Store, ledger.WithSettledTTL(time.Hour))
 	} else {
 		ropt, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {
@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		}
 		a.Cache = cache.NewRedis(a.redis, opt.RedisPrefix)
 		a.Bus = bus.NewRedis(a.redis, opt.RedisPrefix, 2*time.Second)
-		a.Ledger = ledger.NewRedis(a.redis, opt.RedisPrefix+"l:", a.Store)
+		a.Ledger = ledger.NewRedis(a.redis, opt.RedisPrefix+"l:", a.Store, ledger.WithSettledTTL(time.Hour))
 	}
 	a.Audit = audit.New(a.Store)
 	a.Settings = setting.New(a.Store, a.Bus)
