@@ -158,3 +158,16 @@ export async function withScreenshot(page, name, fn) {
     throw err;
   }
 }
+
+/**
+ * True unless the server says it has no such route at all (code route_not_found). Lets the suite
+ * skip, loudly, the parts of the contract the backend has not built yet.
+ */
+export async function routeExists(call, method, path, body) {
+  try {
+    await call(method, path, body);
+    return true;
+  } catch (err) {
+    return !String(err.message).includes('"route_not_found"');
+  }
+}
