@@ -1,0 +1,349 @@
+package health
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// channelState is everything one node knows about one channel; its mutex guards all of it (breakers, keys,
+// models, metrics) so that channels never contend with each other.
+type channelState struct {
+	id      int64
+	mu      sync.Mutex
+	br      breaker
+	resetAt int64 // stamp of the last Reset; older shared records are ignored
+	memo    memo
+	keys    map[int]*keyState
+	models  map[string]*modelState
+	m       *metrics
+	cfg     *Config
+}
+
+type keyState struct {
+	br      breaker
+	cool    time.Time // 429 cooldown end
+	off     time.Time // auth / upstream_quota disable end
+	pubCool time.Time // last cooldown end announced, to stay quiet during 429 storms
+	lastErr string
+	memo    memo
+	m       *metrics
+}
+
+type modelState struct {
+	until time.Time // excluded until
+	at    int64     // stamp of the last change
+	memo  memo
+}
+
+func (t *Tracker) channel(id int64) *channelState {
+	if v, ok := t.channels.Load(id); ok {
+		return v.(*channelState)
+	}
+	cs := &channelState{
+		id: id, br: newBreaker(&t.cfg), keys: map[int]*keyState{}, models: map[string]*modelState{},
+		m: newMetrics(), cfg: &t.cfg,
+	}
+	v, _ := t.channels.LoadOrStore(id, cs)
+	return v.(*channelState)
+}
+
+// keyState returns key k's state, creating it. Called under cs.mu.
+func (cs *channelState) keyState(k int) *keyState {
+	ks := cs.keys[k]
+	if ks == nil {
+		ks = &keyState{br: newBreaker(cs.cfg), m: newMetrics()}
+		cs.keys[k] = ks
+	}
+	return ks
+}
+
+// model returns the model's exclusion state, creating it. Called under cs.mu.
+func (cs *channelState) model(name string) *modelState {
+	ms := cs.models[name]
+	if ms == nil {
+		ms = &modelState{}
+		cs.models[name] = ms
+	}
+	return ms
+}
+
+// resetLocal forgets breaker, key and model state as of stamp at (metrics stay). It returns the breaker
+// transitions and the keys and models that had state. Called under cs.mu.
+func (cs *channelState) resetLocal(at int64) (trs []transition, keys []int, models []string) {
+	cs.resetAt = at
+	if cs.br.state != StateClosed {
+		trs = append(trs, transition{cs.id, -1, cs.br.state, StateClosed})
+	}
+	cs.br.close(at)
+	for k, ks := range cs.keys {
+		if ks.br.state != StateClosed {
+			trs = append(trs, transition{cs.id, k, ks.br.state, StateClosed})
+		}
+		ks.br.close(at)
+		ks.cool, ks.off, ks.pubCool, ks.lastErr = time.Time{}, time.Time{}, time.Time{}, ""
+		keys = append(keys, k)
+	}
+	for name, ms := range cs.models {
+		ms.until, ms.at = time.Time{}, at
+		models = append(models, name)
+	}
+	return trs, keys, models
+}
+
+// Allow reports whether the channel may take a request now and whether that request is a HALF_OPEN probe.
+// CLOSED admits everything; OPEN refuses until the cooldown ends, then turns HALF_OPEN; HALF_OPEN admits up
+// to HalfOpenProbes concurrent probes on this node. A probe's slot comes back with the Record of that attempt
+// (Outcome.Probe set), or after one Window if that Record never comes.
+func (t *Tracker) Allow(channelID int64) (ok bool, probe bool) {
+	cs := t.channel(channelID)
+	now := t.now()
+	t.refreshChannel(cs, now)
+	var trs []transition
+	var sh []share
+	cs.mu.Lock()
+	ok, probe, from, moved := cs.br.allow(now, &t.cfg, func() int64 { return t.stamp(now) }, true)
+	if moved {
+		trs = append(trs, transition{channelID, -1, from, cs.br.state})
+		sh = append(sh, t.chShare(cs, now))
+	}
+	cs.mu.Unlock()
+	if moved {
+		t.after(trs, sh)
+	}
+	return ok, probe
+}
+
+// KeyAllowed reports whether key (an index into the channel's keys) may be used now: false while it cools
+// down after a 429, while it is disabled after auth or upstream_quota, or while its own breaker is OPEN.
+func (t *Tracker) KeyAllowed(channelID int64, key int) bool {
+	cs := t.channel(channelID)
+	now := t.now()
+	t.refreshChannel(cs, now)
+	t.refreshKey(cs, key, now)
+	var trs []transition
+	var sh []share
+	cs.mu.Lock()
+	ks := cs.keyState(key)
+	ok := !now.Before(ks.cool) && !now.Before(ks.off)
+	if ok {
+		var from State
+		var moved bool
+		ok, _, from, moved = ks.br.allow(now, &t.cfg, func() int64 { return t.stamp(now) }, false)
+		if moved {
+			trs = append(trs, transition{channelID, key, from, ks.br.state})
+			sh = append(sh, t.keyShare(cs, key, ks, now))
+		}
+	}
+	cs.mu.Unlock()
+	if len(sh) > 0 {
+		t.after(trs, sh)
+	}
+	return ok
+}
+
+// ModelAllowed reports whether the channel may be asked for model: false after a model_unsupported on that
+// channel, until MarkModelOK, Reset or ModelDisable passes.
+func (t *Tracker) ModelAllowed(channelID int64, model string) bool {
+	cs := t.channel(channelID)
+	now := t.now()
+	t.refreshChannel(cs, now)
+	t.refreshModel(cs, model, now)
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	ms := cs.models[model]
+	return ms == nil || !now.Before(ms.until)
+}
+
+// Begin counts one active request on the channel and, when key ≥ 0, on the key; call the returned func
+// (once; later calls do nothing) when the attempt ends.
+func (t *Tracker) Begin(channelID int64, key int) func() {
+	cs := t.channel(channelID)
+	cs.m.active.Add(1)
+	var km *metrics
+	if key >= 0 {
+		cs.mu.Lock()
+		km = cs.keyState(key).m
+		cs.mu.Unlock()
+		km.active.Add(1)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cs.m.active.Add(-1)
+			if km != nil {
+				km.active.Add(-1)
+			}
+		})
+	}
+}
+
+// Record feeds one attempt's outcome to the channel's and the key's breakers and metrics. Only server,
+// timeout, reset and bad_reply count as breaker failures; rate_limited cools the key, auth and upstream_quota
+// disable the key, model_unsupported excludes the model, client and canceled only show in the counts.
+func (t *Tracker) Record(o Outcome) {
+	cs := t.channel(o.ChannelID)
+	now := t.now()
+	at := func() int64 { return t.stamp(now) }
+	v := verdictOf(o.Class)
+	var trs []transition
+	var sh []share
+	cs.mu.Lock()
+	cs.m.record(now, &o)
+	if from, moved := cs.br.record(now, &t.cfg, at, v, o.Probe, false); moved {
+		trs = append(trs, transition{o.ChannelID, -1, from, cs.br.state})
+		sh = append(sh, t.chShare(cs, now))
+	}
+	if o.Key >= 0 {
+		ks := cs.keyState(o.Key)
+		ks.m.record(now, &o)
+		changed := false
+		if from, moved := ks.br.record(now, &t.cfg, at, v, o.Probe, true); moved {
+			trs = append(trs, transition{o.ChannelID, o.Key, from, ks.br.state})
+			changed = true
+		}
+		if o.Class != ClassSuccess {
+			ks.lastErr = cs.m.lastErr
+		}
+		switch o.Class {
+		case ClassRateLimited:
+			if until := t.coolUntil(now, &o); until.After(ks.cool) {
+				ks.cool = until
+				if until.Sub(ks.pubCool) >= time.Second {
+					ks.pubCool, changed = until, true
+				}
+			}
+		case ClassAuth, ClassUpstreamQuota:
+			until := now.Add(t.cfg.AuthDisable)
+			if until.Sub(ks.off) >= time.Minute {
+				changed = true
+			}
+			ks.off = until
+		}
+		if changed {
+			sh = append(sh, t.keyShare(cs, o.Key, ks, now))
+		}
+	}
+	if o.Class == ClassModelUnsupported && o.Model != "" {
+		ms := cs.model(o.Model)
+		until := now.Add(t.cfg.ModelDisable)
+		if until.Sub(ms.until) >= time.Minute {
+			ms.at = t.stamp(now)
+			sh = append(sh, t.modelShare(cs, o.Model, ms, now))
+		}
+		ms.until = until
+	}
+	cs.mu.Unlock()
+	if len(trs)+len(sh) > 0 {
+		t.after(trs, sh)
+	}
+}
+
+// coolUntil is when a 429'd key may be used again: Retry-After, else the upstream's reset time, else the
+// default cooldown; never longer than AuthDisable.
+func (t *Tracker) coolUntil(now time.Time, o *Outcome) time.Time {
+	d := t.cfg.RateLimitCooldown
+	switch {
+	case o.RetryAfter > 0:
+		d = o.RetryAfter
+	case o.RateLimitReset.After(now):
+		d = o.RateLimitReset.Sub(now)
+	}
+	return now.Add(min(d, t.cfg.AuthDisable))
+}
+
+// AllKeysDisabled reports whether every one of the channel's keys (indexes 0..keys-1) is disabled by auth or
+// upstream_quota; the relay then auto-disables the channel. It is false for keys ≤ 0.
+func (t *Tracker) AllKeysDisabled(channelID int64, keys int) bool {
+	if keys <= 0 {
+		return false
+	}
+	cs := t.channel(channelID)
+	now := t.now()
+	t.refreshChannel(cs, now)
+	for k := range keys {
+		t.refreshKey(cs, k, now)
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for k := range keys {
+		if ks := cs.keys[k]; ks == nil || !now.Before(ks.off) {
+			return false
+		}
+	}
+	return true
+}
+
+// Reset forgets the channel's breaker, key and model state on every node (an admin re-enabled or edited the
+// channel, or a channel test passed). Metrics are kept.
+func (t *Tracker) Reset(channelID int64) {
+	cs := t.channel(channelID)
+	now := t.now()
+	cs.mu.Lock()
+	trs, keys, models := cs.resetLocal(t.stamp(now))
+	sh := []share{t.chShare(cs, now)}
+	for _, k := range keys {
+		sh = append(sh, share{key: keyKey(channelID, k)})
+	}
+	for _, m := range models {
+		sh = append(sh, share{key: modelKey(channelID, m)})
+	}
+	cs.mu.Unlock()
+	t.after(trs, sh)
+}
+
+// MarkModelOK lets the channel serve model again on every node (a test with that model passed).
+func (t *Tracker) MarkModelOK(channelID int64, model string) {
+	cs := t.channel(channelID)
+	now := t.now()
+	cs.mu.Lock()
+	ms := cs.model(model)
+	ms.until, ms.at = time.Time{}, t.stamp(now)
+	sh := []share{t.modelShare(cs, model, ms, now)}
+	cs.mu.Unlock()
+	t.after(nil, sh)
+}
+
+// Snapshot renders the channel and its keys 0..keys-1 for the admin API. An OPEN breaker past its cooldown
+// shows as half_open.
+func (t *Tracker) Snapshot(channelID int64, keys int) ChannelHealth {
+	cs := t.channel(channelID)
+	now := t.now()
+	t.refreshChannel(cs, now)
+	for k := range keys {
+		t.refreshKey(cs, k, now)
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	h := ChannelHealth{
+		State: cs.br.effective(now), Trips: cs.br.trips, Metrics: cs.m.view(now),
+		Keys: make([]KeyHealth, 0, max(keys, 0)), UnsupportedModels: []string{},
+	}
+	if cs.br.state == StateOpen && now.Before(cs.br.until) {
+		h.CooldownUntil = timePtr(cs.br.until)
+	}
+	for k := range keys {
+		ks := cs.keyState(k)
+		kh := KeyHealth{Index: k, State: "ok", LastError: ks.lastErr, Metrics: ks.m.view(now)}
+		switch st := ks.br.effective(now); {
+		case now.Before(ks.off):
+			kh.State, kh.CooldownUntil = "disabled", timePtr(ks.off)
+		case now.Before(ks.cool):
+			kh.State, kh.CooldownUntil = "cooling", timePtr(ks.cool)
+		case st == StateOpen:
+			kh.State, kh.CooldownUntil = string(StateOpen), timePtr(ks.br.until)
+		case st == StateHalfOpen:
+			kh.State = string(StateHalfOpen)
+		}
+		h.Keys = append(h.Keys, kh)
+	}
+	for name, ms := range cs.models {
+		if now.Before(ms.until) {
+			h.UnsupportedModels = append(h.UnsupportedModels, name)
+		}
+	}
+	slices.Sort(h.UnsupportedModels)
+	return h
+}
+
+func timePtr(t time.Time) *time.Time { return &t }
