@@ -4,10 +4,12 @@ package token
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -87,16 +89,37 @@ func (s *Service) changed(ctx context.Context, hash string) {
 
 // Input is the editable part of a key; nil fields stay unchanged on update.
 type Input struct {
-	Name        *string     `json:"name"`
-	RemainQuota *int64      `json:"remain_quota"`
-	Unlimited   *bool       `json:"unlimited"`
-	ExpiresAt   **time.Time `json:"expires_at"`
-	Models      *[]string   `json:"models"`
-	AllowedIPs  *[]string   `json:"allowed_ips"`
-	Group       *string     `json:"group"`
-	RPM         *int        `json:"rpm"`
-	Concurrency *int        `json:"concurrency"`
-	Status      *string     `json:"status"`
+	Name        *string      `json:"name"`
+	RemainQuota *int64       `json:"remain_quota"`
+	Unlimited   *bool        `json:"unlimited"`
+	ExpiresAt   OptionalTime `json:"expires_at"`
+	Models      *[]string    `json:"models"`
+	AllowedIPs  *[]string    `json:"allowed_ips"`
+	Group       *string      `json:"group"`
+	RPM         *int         `json:"rpm"`
+	Concurrency *int         `json:"concurrency"`
+	Status      *string      `json:"status"`
+}
+
+// OptionalTime tells an absent JSON field (Set false: leave as is) from null (Set true, V nil: clear).
+// A **time.Time cannot: encoding/json turns null into a nil outer pointer, the same as absent.
+type OptionalTime struct {
+	Set bool
+	V   *time.Time
+}
+
+// UnmarshalJSON implements json.Unmarshaler; a value that is not an RFC 3339 string names the field.
+func (o *OptionalTime) UnmarshalJSON(b []byte) error {
+	o.Set, o.V = true, nil
+	if string(b) == "null" {
+		return nil
+	}
+	var t time.Time
+	if err := json.Unmarshal(b, &t); err != nil {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeOf(t), Field: "expires_at"}
+	}
+	o.V = &t
+	return nil
 }
 
 func parseIPs(list []string) ([]*net.IPNet, error) {
@@ -140,11 +163,11 @@ func (s *Service) apply(t *model.Token, owner *model.User, in Input, now time.Ti
 	if in.Unlimited != nil {
 		t.Unlimited = *in.Unlimited
 	}
-	if in.ExpiresAt != nil {
-		if e := *in.ExpiresAt; e != nil && !e.After(now) {
+	if in.ExpiresAt.Set {
+		if e := in.ExpiresAt.V; e != nil && !e.After(now) {
 			return apperr.Field("expires_at", "must be in the future")
 		}
-		t.ExpiresAt = *in.ExpiresAt
+		t.ExpiresAt = in.ExpiresAt.V
 	}
 	if in.Models != nil {
 		if len(*in.Models) > 200 {
