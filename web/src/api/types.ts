@@ -157,6 +157,7 @@ export interface LogAttempt {
   channel_id: number;
   key_index: number;
   class: string;
+  status?: number;
   latency_ms: number;
 }
 

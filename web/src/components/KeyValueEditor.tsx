@@ -15,10 +15,19 @@ interface KeyValueEditorProps {
   valuePlaceholder: string;
   addLabel: string;
   valueRules?: Rule[];
+  /** Extra rules for the key, after "required". */
+  keyRules?: Rule[];
 }
 
 /** Structured editor for a string → string map, inside an antd Form. */
-export function KeyValueEditor({ name, keyPlaceholder, valuePlaceholder, addLabel, valueRules }: KeyValueEditorProps) {
+export function KeyValueEditor({
+  name,
+  keyPlaceholder,
+  valuePlaceholder,
+  addLabel,
+  valueRules,
+  keyRules = [],
+}: KeyValueEditorProps) {
   const { t } = useTranslation();
   return (
     <Form.List name={name}>
@@ -29,7 +38,7 @@ export function KeyValueEditor({ name, keyPlaceholder, valuePlaceholder, addLabe
               <Form.Item
                 name={[field.name, 'key']}
                 style={{ flex: 1, marginBottom: 0 }}
-                rules={[{ required: true, whitespace: true, message: t('validation.required') }]}
+                rules={[{ required: true, whitespace: true, message: t('validation.required') }, ...keyRules]}
               >
                 <Input placeholder={keyPlaceholder} />
               </Form.Item>

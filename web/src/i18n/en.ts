@@ -144,6 +144,7 @@ const en = {
     deleteConfirm: 'Delete this key? Apps using it stop working.',
   },
   logs: {
+    httpStatus: 'HTTP status',
     title: 'Usage logs',
     allTitle: 'All usage logs',
     empty: 'No requests match',

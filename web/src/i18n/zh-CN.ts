@@ -143,6 +143,7 @@ const zhCN = {
     deleteConfirm: '确定删除此密钥？使用它的应用将无法继续调用。',
   },
   logs: {
+    httpStatus: 'HTTP 状态码',
     title: '使用日志',
     allTitle: '全部使用日志',
     empty: '没有符合条件的请求',

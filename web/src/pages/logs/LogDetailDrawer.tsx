@@ -98,6 +98,7 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
                 dataIndex: 'class',
                 render: (c: string) => <Tag color={!c || c === 'success' ? 'success' : 'warning'}>{c || t('logs.status_success')}</Tag>,
               },
+              { title: t('logs.httpStatus'), dataIndex: 'status', render: (v?: number) => v || t('common.none') },
               { title: t('logs.latency'), dataIndex: 'latency_ms', render: (v: number) => fmt.duration(v) },
             ]}
           />

@@ -211,6 +211,7 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
           keyPlaceholder={t('channels.fromStatus')}
           valuePlaceholder={t('channels.toStatus')}
           addLabel={t('channels.addStatusMapping')}
+          keyRules={[{ pattern: /^[1-5]\d\d$/, message: t('validation.statusCode') }]}
           valueRules={[{ required: true, pattern: /^[1-5]\d\d$/, message: t('validation.statusCode') }]}
         />
 
