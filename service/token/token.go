@@ -116,7 +116,7 @@ func (o *OptionalTime) UnmarshalJSON(b []byte) error {
 	}
 	var t time.Time
 	if err := json.Unmarshal(b, &t); err != nil {
-		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeOf(t), Field: "expires_at"}
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeOf(t)} // the decoder adds the field
 	}
 	o.V = &t
 	return nil
