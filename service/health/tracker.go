@@ -227,11 +227,12 @@ func (t *Tracker) Record(o Outcome) {
 	if o.Class == ClassModelUnsupported && o.Model != "" {
 		ms := cs.model(o.Model)
 		until := now.Add(t.cfg.ModelDisable)
-		if until.Sub(ms.until) >= time.Minute {
+		announce := until.Sub(ms.until) >= time.Minute
+		ms.until = until
+		if announce {
 			ms.at = t.stamp(now)
 			sh = append(sh, t.modelShare(cs, o.Model, ms, now))
 		}
-		ms.until = until
 	}
 	cs.mu.Unlock()
 	if len(trs)+len(sh) > 0 {
