@@ -76,7 +76,15 @@ func TestBreaker_HalfOpenAdmitsExactlyHalfOpenProbes(t *testing.T) {
 			if ok, _ := tr.Allow(1); ok {
 				t.Fatal("OPEN admitted a request before the cooldown ended")
 			}
+			if tr.Available(1) {
+				t.Fatal("Available during the cooldown")
+			}
 			clk.Advance(time.Second)
+			for range 5 { // looking does not take a slot
+				if !tr.Available(1) {
+					t.Fatal("not Available after the cooldown")
+				}
+			}
 			var admitted, asProbe atomic.Int32
 			var wg sync.WaitGroup
 			for range 64 {
@@ -93,8 +101,8 @@ func TestBreaker_HalfOpenAdmitsExactlyHalfOpenProbes(t *testing.T) {
 			if admitted.Load() != int32(probes) || asProbe.Load() != int32(probes) {
 				t.Fatalf("admitted %d (probes %d), want exactly %d probes", admitted.Load(), asProbe.Load(), probes)
 			}
-			if got := tr.Snapshot(1, 0).State; got != StateHalfOpen {
-				t.Fatalf("state = %s, want half_open", got)
+			if got := tr.Snapshot(1, 0).State; got != StateHalfOpen || tr.Available(1) {
+				t.Fatalf("state = %s (available %v), want half_open with no free slot", got, tr.Available(1))
 			}
 			// A probe that ends without a verdict (client went away) gives its slot back.
 			tr.Record(Outcome{ChannelID: 1, Key: -1, Class: ClassCanceled, Probe: true})

@@ -190,6 +190,7 @@ type Tracker struct {
 	channels sync.Map     // int64 → *channelState
 	epoch    atomic.Int64 // bumped when the bus says messages were missed: memoized cache reads are void
 	lastAt   atomic.Int64 // last change stamp, strictly increasing
+	lastWarn atomic.Int64 // real time of the last cache/bus warning
 
 	hookMu sync.RWMutex
 	hooks  []TransitionFunc

@@ -27,7 +27,7 @@ func TestMetrics_WindowsByClass(t *testing.T) {
 	}
 	start := clk.Now()
 	for _, tc := range cases {
-		clk.t = start.Add(tc.advance)
+		clk.Set(start.Add(tc.advance))
 		m := tr.Snapshot(1, 2).Metrics
 		if m.Counts["1m"].Total != tc.m1 || m.Counts["1h"].Total != tc.h1 || m.Counts["24h"].Total != tc.d1 {
 			t.Fatalf("+%v: counts %+v", tc.advance, m.Counts)

@@ -39,7 +39,9 @@ const (
 	// readTimeout bounds the lazy cache read on the request path.
 	readTimeout = 250 * time.Millisecond
 	// writeTimeout bounds writing and announcing one transition.
-	writeTimeout = time.Second
+	writeTimeout = 500 * time.Millisecond
+	// warnEvery rate-limits warnings about the cache and the bus, which repeat for as long as Redis is down.
+	warnEvery = 10 * time.Second
 )
 
 func chKey(id int64) string { return "health:ch:" + strconv.FormatInt(id, 10) }
@@ -100,7 +102,7 @@ func (t *Tracker) fetch(key string) (record, bool) {
 	defer cancel()
 	b, ok, err := t.cache.Get(ctx, key)
 	if err != nil {
-		slog.Warn("health: cache read failed", "key", key, "err", err)
+		t.warn("health: cache read failed", "key", key, "err", err)
 		return record{}, false
 	}
 	if !ok {
@@ -231,12 +233,12 @@ func (t *Tracker) after(trs []transition, sh []share) {
 				err = t.cache.Del(ctx, s.key)
 			}
 			if err != nil {
-				slog.Warn("health: cache write failed", "key", s.key, "err", err)
+				t.warn("health: cache write failed", "key", s.key, "err", err)
 			}
 		}
 		if s.publish && t.bus != nil {
 			if err := t.bus.Publish(ctx, Topic, string(b)); err != nil {
-				slog.Warn("health: publish failed", "key", s.key, "err", err)
+				t.warn("health: publish failed", "key", s.key, "err", err)
 			}
 		}
 	}
@@ -284,4 +286,14 @@ func (t *Tracker) modelShare(cs *channelState, model string, ms *modelState, now
 	return share{key: modelKey(cs.id, model), ttl: ms.until.Sub(now), publish: true, rec: record{
 		Kind: kindModel, Ch: cs.id, Model: model, At: ms.at, Off: ns(ms.until),
 	}}
+}
+
+// warn logs at most once per warnEvery of real time, so an outage does not flood the log.
+func (t *Tracker) warn(msg string, args ...any) {
+	now := time.Now().UnixNano()
+	last := t.lastWarn.Load()
+	if now-last < int64(warnEvery) || !t.lastWarn.CompareAndSwap(last, now) {
+		return
+	}
+	slog.Warn(msg, args...)
 }

@@ -114,6 +114,24 @@ func (t *Tracker) Allow(channelID int64) (ok bool, probe bool) {
 	return ok, probe
 }
 
+// Available reports whether Allow would admit a request now, without taking a probe slot: for filtering and
+// ordering candidates. Call Allow only for the candidate about to be tried.
+func (t *Tracker) Available(channelID int64) bool {
+	cs := t.channel(channelID)
+	now := t.now()
+	t.refreshChannel(cs, now)
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	switch cs.br.state {
+	case StateOpen:
+		return !now.Before(cs.br.until)
+	case StateHalfOpen:
+		cs.br.expireProbes(now, &t.cfg)
+		return len(cs.br.probes) < t.cfg.HalfOpenProbes
+	}
+	return true
+}
+
 // KeyAllowed reports whether key (an index into the channel's keys) may be used now: false while it cools
 // down after a 429, while it is disabled after auth or upstream_quota, or while its own breaker is OPEN.
 func (t *Tracker) KeyAllowed(channelID int64, key int) bool {
