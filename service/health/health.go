@@ -1,6 +1,21 @@
 // Package health keeps a three-state circuit breaker (CLOSED → OPEN → HALF_OPEN) per channel and per key,
 // key cooldowns and disables, per-channel model exclusions and live metrics. Counting is per node; every
 // transition is written to the shared cache and announced on the bus so all nodes avoid a bad channel at once.
+//
+// One attempt in the relay:
+//
+//	if !t.ModelAllowed(ch, model) || !t.Available(ch) { skip }      // filtering: takes no probe slot
+//	ok, probe := t.Allow(ch)                                          // the candidate about to be tried
+//	if !ok { next candidate }
+//	key := first k with t.KeyAllowed(ch, k)
+//	end := t.Begin(ch, key)
+//	... send ...
+//	end(); t.Record(Outcome{ChannelID: ch, Key: key, Class: class, Probe: probe, ...})
+//
+// Every attempt admitted by Allow must be recorded (Probe copied from Allow), or its probe slot is held for one
+// Window. HALF_OPEN admits HalfOpenProbes probes per node, so N nodes probe with up to N×HalfOpenProbes.
+// A node reads the cache lazily, at most once a second per channel, key and model, and again after the bus
+// reports missed messages.
 package health
 
 import (
