@@ -360,6 +360,7 @@ const en = {
     per_call: 'Per call',
   },
   settings: {
+    unchanged: 'Nothing changed',
     other: 'Other settings',
     extra_retry_budget: 'Retry budget (attempts per request)',
     title: 'Settings',

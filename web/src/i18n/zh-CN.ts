@@ -356,6 +356,7 @@ const zhCN = {
     per_call: '按次',
   },
   settings: {
+    unchanged: '没有改动',
     other: '其他设置',
     extra_retry_budget: '重试预算（每个请求的尝试次数）',
     title: '系统设置',

@@ -78,12 +78,21 @@ export default function SettingsPage() {
       default_group: values.default_group,
       new_user_quota: usdToUnits(values.new_user_quota_usd || '0') ?? 0,
       unknown_model_policy: values.unknown_model_policy,
-      default_price: { model: '', ...values.default_price },
+      default_price: { ...values.default_price } as PriceRow,
       estimate_output_tokens: values.estimate_output_tokens ?? 0,
       ...values.extra,
     };
+    // Send only what changed, so the audit log names the settings that were really edited.
+    const current: Record<string, unknown> = settings.data ?? {};
+    const changed = Object.fromEntries(
+      Object.entries(body).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(current[key])),
+    ) as Partial<Settings>;
+    if (Object.keys(changed).length === 0) {
+      message.info(t('settings.unchanged'));
+      return;
+    }
     try {
-      await save.mutateAsync(body);
+      await save.mutateAsync(changed);
       message.success(t('common.saved'));
     } catch (err) {
       const text = applyServerError(form, err);
