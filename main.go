@@ -55,8 +55,14 @@ func run() error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.ListenAndServe() }()
+	if cfg.MetricsAddr != "" {
+		msrv := &http.Server{Addr: cfg.MetricsAddr, Handler: a.Metrics.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		go func() { errc <- msrv.ListenAndServe() }()
+		defer msrv.Close()
+		slog.Info("metrics listening", "addr", cfg.MetricsAddr)
+	}
 	slog.Info("listening", "addr", srv.Addr)
 	select {
 	case err := <-errc:

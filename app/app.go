@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
 
 	"tollgate/config"
 	"tollgate/controller"
+	"tollgate/middleware"
 	"tollgate/model"
 	"tollgate/relay"
 	"tollgate/relay/adaptor"
@@ -26,10 +28,13 @@ import (
 	"tollgate/service/cache"
 	"tollgate/service/channel"
 	"tollgate/service/group"
+	"tollgate/service/health"
 	"tollgate/service/ledger"
+	"tollgate/service/metrics"
 	"tollgate/service/pricing"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
+	"tollgate/service/sticky"
 	"tollgate/service/token"
 	"tollgate/service/tokencount"
 	"tollgate/service/usagelog"
@@ -43,6 +48,7 @@ var Version = "dev"
 type Options struct {
 	BcryptCost  int    // lower in tests
 	RedisPrefix string // key prefix in Redis ("tg:" by default)
+	Health      health.Config
 }
 
 // App is one running Tollgate node.
@@ -62,6 +68,9 @@ type App struct {
 	Pricing  *pricing.Service
 	Logs     *usagelog.Writer
 	Relay    *relay.Relay
+	Health   *health.Tracker
+	Prober   *relay.Prober
+	Metrics  *metrics.Metrics
 	Handler  http.Handler
 
 	redis   *redis.Client
@@ -123,6 +132,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger)
 	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
 	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)
+	a.Health = health.New(opt.Health, a.Cache, a.Bus, time.Now)
 
 	if err := a.Bus.Start(ctx); err != nil {
 		return nil, "", err
@@ -141,7 +151,19 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 			channel.TypeAnthropic: anthropic.Adaptor{},
 		},
 		Client: &http.Client{Transport: relay.NewTransport()},
+		Health: a.Health,
+		Sticky: sticky.New(a.Cache, nil, time.Now),
 	})
+	a.Metrics = metrics.New(metrics.Sources{
+		ChannelStates: a.channelStates,
+		LogQueue:      a.Logs.Pending.Load,
+		LogLastFlush:  func() time.Time { return time.Unix(0, a.Logs.LastFlush.Load()) },
+	})
+	a.Relay.Metrics = a.Metrics
+	a.Prober = relay.NewProber(a.Relay, 4)
+	a.Prober.StartSchedule(func() time.Duration { return time.Duration(a.Settings.Get().ChannelTestInterval) * time.Second })
+	a.closers = append(a.closers, a.Prober.Close)
+	go func() { _ = a.Relay.Counter.Warm() }() // load the tokenizer vocabularies before the first request needs them
 	generated, err := a.Accounts.EnsureRoot(ctx, cfg.RootPassword)
 	if err != nil {
 		return nil, "", fmt.Errorf("create root: %w", err)
@@ -152,7 +174,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Auth:     &controller.Auth{Accounts: a.Accounts, Groups: a.Groups},
 		Tokens:   &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
 		Admin:    &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
-		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay},
+		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health},
+		Metrics:  a.metricsRoute(),
 		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store)},
 		Relay:    a.Relay,
 		Auther:   a.Accounts,
@@ -176,4 +199,36 @@ func (a *App) Close(ctx context.Context) error {
 // LogStart prints the effective configuration with secrets masked.
 func LogStart(cfg config.Config) {
 	slog.Info("tollgate starting", append([]any{"version", Version}, cfg.Masked()...)...)
+}
+
+// channelStates reports each channel's breaker state, "disabled" for channels an admin or the relay turned off.
+func (a *App) channelStates() map[int64]string {
+	out := map[int64]string{}
+	states := a.Health.States()
+	for id, ch := range a.Channels.Snapshot().ByID {
+		st := string(health.StateClosed)
+		if s, ok := states[id]; ok {
+			st = string(s)
+		}
+		if ch.Status != model.StatusEnabled {
+			st = "disabled"
+		}
+		out[id] = st
+	}
+	return out
+}
+
+// metricsRoute is /metrics on the public listener when a METRICS_TOKEN guards it; with METRICS_ADDR the
+// metrics live on their own listener (see MetricsHandler) and the public route does not exist.
+func (a *App) metricsRoute() gin.HandlerFunc {
+	if a.Cfg.MetricsAddr != "" || a.Cfg.MetricsToken == "" {
+		return nil
+	}
+	guard, h := middleware.MetricsToken(a.Cfg.MetricsToken), gin.WrapH(a.Metrics.Handler())
+	return func(c *gin.Context) {
+		if guard(c); c.IsAborted() {
+			return
+		}
+		h(c)
+	}
 }

@@ -28,6 +28,7 @@ type Config struct {
 	TrustedProxies []string
 	DataDir        string
 	MetricsToken   string
+	MetricsAddr    string // when set, /metrics is served only on this (internal) listen address
 }
 
 // StoreKind names the SQL store in use ("sqlite" or "mysql").
@@ -122,6 +123,12 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 	}
 	c.MetricsToken = getenv("METRICS_TOKEN")
+	c.MetricsAddr = strings.TrimSpace(getenv("METRICS_ADDR"))
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return c, &FieldError{"METRICS_ADDR", "expected host:port, e.g. 127.0.0.1:9090"}
+		}
+	}
 	return c, nil
 }
 
@@ -163,7 +170,7 @@ func (c Config) Masked() []any {
 		"port", c.Port, "store", c.StoreKind(), "sql_dsn", maskDSN(c.SQLDSN), "sqlite_path", c.SQLitePath,
 		"cache", c.CacheKind(), "redis_url", maskURL(c.RedisURL), "secret_key", mask(c.SecretKey),
 		"root_password", mask(c.RootPassword), "log_level", c.LogLevel.String(),
-		"trusted_proxies", strings.Join(c.TrustedProxies, ","), "metrics_token", mask(c.MetricsToken),
+		"trusted_proxies", strings.Join(c.TrustedProxies, ","), "metrics_token", mask(c.MetricsToken), "metrics_addr", c.MetricsAddr,
 	}
 }
 

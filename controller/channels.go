@@ -21,6 +21,8 @@ type ModelLister interface {
 type Channels struct {
 	Channels *channel.Service
 	Lister   ModelLister
+	Tester   ChannelTester
+	HealthOf HealthReader
 }
 
 // Create handles POST /api/admin/channels.
@@ -48,6 +50,12 @@ func (h *Channels) List(c *gin.Context) {
 	}
 	if items == nil {
 		items = []*channel.View{}
+	}
+	snap := h.Channels.Snapshot()
+	for _, v := range items {
+		if ch, ok := snap.ByID[v.ID]; ok && h.HealthOf != nil {
+			v.Health = summarize(ch, h.HealthOf.Snapshot(ch.ID, len(ch.Keys)))
+		}
 	}
 	c.JSON(http.StatusOK, Page[*channel.View]{Items: items, Total: total})
 }

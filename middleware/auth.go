@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"crypto/subtle"
 	"net/http"
 	"strings"
 
@@ -84,4 +85,15 @@ func Actor(c *gin.Context) audit.Actor {
 		return audit.Actor{IP: c.ClientIP()}
 	}
 	return audit.Actor{ID: u.ID, Name: u.Username, IP: c.ClientIP()}
+}
+
+// MetricsToken guards /metrics with a static bearer token (constant-time compare).
+func MetricsToken(token string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if subtle.ConstantTimeCompare([]byte(bearer(c)), []byte(token)) != 1 {
+			Fail(c, apperr.New(http.StatusUnauthorized, "unauthorized"))
+			return
+		}
+		c.Next()
+	}
 }

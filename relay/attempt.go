@@ -1,7 +1,10 @@
 package relay
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -9,17 +12,21 @@ import (
 	"tollgate/model"
 	"tollgate/relay/meter"
 	"tollgate/service/channel"
+	"tollgate/service/health"
+	"tollgate/service/sticky"
 )
 
 // attemptState is the per-request retry state: a value, not a counter tied to priority tiers. After a
-// failure the next pick is re-decided over what is left: the rest of the same tier first, then lower tiers.
+// failure the next pick is re-decided over what is left: the rest of the same tier first, then lower tiers;
+// never the same key twice.
 type attemptState struct {
 	triedKeys map[int64]map[int]bool // channel → key indexes already used
-	deadCh    map[int64]bool         // channels excluded for this request (channel-level failure)
+	skip      map[int64]bool         // channels out of the running for this request
 	budget    int                    // attempts left after the current one
 	attempts  []model.Attempt
 	last      *failure
 	lastCh    *channel.Channel
+	preferred int64 // the sticky channel, tried first while healthy
 }
 
 // channelLevel says whether a failure condemns the whole channel for this request, or only the key.
@@ -31,37 +38,78 @@ func channelLevel(c Class) bool {
 	return true
 }
 
-// pick chooses the next channel and key: the highest priority tier with an untried key, weighted random
-// inside the tier.
-func (r *Relay) pick(cands []*channel.Channel, st *attemptState) (*channel.Channel, int, bool) {
+// usableKey finds an untried key of ch that is not cooling down or disabled.
+func (r *Relay) usableKey(ch *channel.Channel, st *attemptState) (int, bool) {
+	tried := st.triedKeys[ch.ID]
+	return ch.PickKey(r.intn, func(i int) bool { return tried[i] || !r.Health.KeyAllowed(ch.ID, i) })
+}
+
+// eligible says whether ch may still be considered (health consulted without taking a probe slot).
+func (r *Relay) eligible(ch *channel.Channel, st *attemptState, modelName string) bool {
+	return !st.skip[ch.ID] && len(st.triedKeys[ch.ID]) < len(ch.Keys) && r.Health.ModelAllowed(ch.ID, modelName) &&
+		r.Health.Available(ch.ID)
+}
+
+// pick chooses the next channel and key: the sticky channel while healthy, else the highest priority tier
+// that still has an eligible channel, weighted random inside the tier. Only the chosen channel asks the
+// breaker for admission (which may take a half-open probe slot); one that refuses is skipped.
+func (r *Relay) pick(cands []*channel.Channel, st *attemptState, modelName string) (ch *channel.Channel, key int, probe bool, ok bool) {
+	for {
+		ch = nil
+		if st.preferred != 0 {
+			for _, c := range cands {
+				if c.ID == st.preferred && r.eligible(c, st, modelName) {
+					ch = c
+				}
+			}
+			st.preferred = 0
+		}
+		if ch == nil {
+			ch = r.weighted(cands, st, modelName)
+		}
+		if ch == nil {
+			return nil, 0, false, false
+		}
+		k, hasKey := r.usableKey(ch, st)
+		if !hasKey {
+			st.skip[ch.ID] = true
+			continue
+		}
+		allowed, isProbe := r.Health.Allow(ch.ID)
+		if !allowed {
+			st.skip[ch.ID] = true
+			continue
+		}
+		return ch, k, isProbe, true
+	}
+}
+
+// weighted picks inside the first tier (cands are sorted by priority) with an eligible channel.
+func (r *Relay) weighted(cands []*channel.Channel, st *attemptState, modelName string) *channel.Channel {
 	var tier []*channel.Channel
 	for _, ch := range cands {
-		if st.deadCh[ch.ID] || len(st.triedKeys[ch.ID]) >= len(ch.Keys) {
+		if !r.eligible(ch, st, modelName) {
 			continue
 		}
 		if len(tier) > 0 && ch.Priority != tier[0].Priority {
-			break // cands are sorted by priority: the first tier with a usable channel wins
+			break
 		}
 		tier = append(tier, ch)
 	}
 	if len(tier) == 0 {
-		return nil, 0, false
+		return nil
 	}
 	total := 0
 	for _, ch := range tier {
 		total += max(ch.Weight, 1)
 	}
 	n := r.intn(total)
-	ch := tier[len(tier)-1]
 	for _, t := range tier {
 		if n -= max(t.Weight, 1); n < 0 {
-			ch = t
-			break
+			return t
 		}
 	}
-	tried := st.triedKeys[ch.ID]
-	k, ok := ch.PickKey(r.intn, func(i int) bool { return tried[i] })
-	return ch, k, ok
+	return tier[len(tier)-1]
 }
 
 // outcome is how a request ended.
@@ -76,13 +124,26 @@ type outcome struct {
 	class     Class
 	errMsg    string
 	attempts  []model.Attempt
+	sticky    string
 }
 
 // attempt tries channels until one answers or the retry budget, the candidates or the client run out.
 func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *outcome {
-	st := &attemptState{triedKeys: map[int64]map[int]bool{}, deadCh: map[int64]bool{}, budget: r.Settings.Get().RetryBudget}
+	st := &attemptState{triedKeys: map[int64]map[int]bool{}, skip: map[int64]bool{}, budget: r.Settings.Get().RetryBudget}
+	ctx := c.Request.Context()
+	sk := sticky.Derive(rq.body, c.Request.Header, rq.who.tok.ID, rq.model)
+	bound, hasBinding := r.Sticky.Get(ctx, rq.who.group, rq.model, sk)
+	if hasBinding {
+		st.preferred = bound.ChannelID
+	}
+	stickyNote := func(ch *channel.Channel) string {
+		if hasBinding && ch != nil && ch.ID == bound.ChannelID {
+			return "hit:" + string(sk.Kind)
+		}
+		return "miss:" + string(sk.Kind)
+	}
 	for {
-		ch, k, ok := r.pick(cands, st)
+		ch, k, probe, ok := r.pick(cands, st, rq.model)
 		if !ok {
 			break
 		}
@@ -90,27 +151,64 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			st.triedKeys[ch.ID] = map[int]bool{}
 		}
 		st.triedKeys[ch.ID][k] = true
+		if rq.debug {
+			h := c.Writer.Header()
+			h.Set("X-Tollgate-Channel", strconv.FormatInt(ch.ID, 10))
+			h.Set("X-Tollgate-Attempt", strconv.Itoa(len(st.attempts)+1))
+			h.Set("X-Tollgate-Sticky", stickyNote(ch))
+		}
 		began := time.Now()
+		end := r.Health.Begin(ch.ID, k)
 		out, f := r.exchange(c, rq, ch, k)
+		end()
 		a := model.Attempt{ChannelID: ch.ID, KeyIndex: k, LatencyMs: time.Since(began).Milliseconds()}
+		o := health.Outcome{ChannelID: ch.ID, Key: k, Model: rq.model, Latency: time.Since(began), Probe: probe}
 		if f == nil || out.delivered {
-			a.Class = string(out.class)
-			a.Status = out.status
+			a.Class, a.Status = string(out.class), out.status
+			o.Class, o.Status, o.FirstByte = health.Class(out.class), out.status, out.firstByte
+			r.Health.Record(o)
 			out.attempts = append(st.attempts, a)
+			out.sticky = stickyNote(ch)
+			if out.class == ClassNone || out.class == ClassCanceled {
+				r.Sticky.Bind(ctx, rq.who.group, rq.model, sk, bound, hasBinding, ch.ID)
+			}
 			return out
 		}
 		a.Class, a.Status = string(f.class), f.status
+		o.Class, o.Status, o.RetryAfter, o.Err = health.Class(f.class), f.status, f.retryAfter, f.message()
+		r.Health.Record(o)
+		if f.class == ClassAuth || f.class == ClassUpstreamQuota {
+			r.maybeAutoDisable(ch)
+		}
 		st.attempts = append(st.attempts, a)
 		st.last, st.lastCh = f, ch
 		if channelLevel(f.class) {
-			st.deadCh[ch.ID] = true
+			st.skip[ch.ID] = true
 		}
 		if !f.class.Retryable() || st.budget <= 0 {
 			break
 		}
 		st.budget--
 	}
-	return r.failed(c, rq, st)
+	out := r.failed(c, rq, st)
+	out.sticky = stickyNote(nil)
+	return out
+}
+
+// maybeAutoDisable turns a channel whose every key is disabled into auto_disabled (off the request path).
+func (r *Relay) maybeAutoDisable(ch *channel.Channel) {
+	if !r.Health.AllKeysDisabled(ch.ID, len(ch.Keys)) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := r.Channels.SetStatus(ctx, ch.ID, model.StatusAutoDisabled); err != nil {
+			slog.Error("auto-disable channel", "channel", ch.ID, "err", err)
+			return
+		}
+		slog.Warn("channel auto-disabled: every key was refused", "channel", ch.ID, "name", ch.Name)
+	}()
 }
 
 // failed answers the client after every attempt failed: an upstream client error passes through as the
@@ -121,7 +219,7 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	if f == nil {
 		rerr := newErr(http.StatusServiceUnavailable, "no_channel", rq.model)
 		fail(c, rq.proto, rerr)
-		out.status, out.class, out.errMsg = rerr.status, ClassNone, "no channel"
+		out.status, out.class, out.errMsg = rerr.status, ClassNone, "no healthy channel"
 		return out
 	}
 	out.class, out.errMsg = f.class, f.message()

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,7 +84,25 @@ func (r *Relay) finish(c *gin.Context, rq *request, out *outcome) {
 	if out.ch != nil {
 		l.ChannelID, l.ChannelName, l.UpstreamModel = out.ch.ID, out.ch.Name, out.ch.UpstreamModel(rq.model)
 	}
+	l.Sticky = out.sticky
 	r.Logs.Write(usagelog.Entry{Log: l, TokenLimited: !rq.who.tok.Unlimited})
+	r.observe(&l, out)
+}
+
+// observe updates the Prometheus collectors for one finished request.
+func (r *Relay) observe(l *model.UsageLog, out *outcome) {
+	if r.Metrics == nil {
+		return
+	}
+	ch := strconv.FormatInt(l.ChannelID, 10)
+	r.Metrics.Requests.WithLabelValues(l.Model, ch, strconv.Itoa(l.HTTPStatus), l.ErrorClass).Inc()
+	r.Metrics.Latency.WithLabelValues(l.Model).Observe(float64(l.ElapsedMs) / 1000)
+	if out.delivered {
+		r.Metrics.FirstByte.WithLabelValues(l.Model).Observe(out.firstByte.Seconds())
+	}
+	for _, a := range l.Attempts.V {
+		r.Metrics.Attempts.WithLabelValues(strconv.FormatInt(a.ChannelID, 10), a.Class).Inc()
+	}
 }
 
 func truncate(s string, n int) string {

@@ -16,9 +16,12 @@ import (
 	"tollgate/service/cache"
 	"tollgate/service/channel"
 	"tollgate/service/group"
+	"tollgate/service/health"
 	"tollgate/service/ledger"
+	"tollgate/service/metrics"
 	"tollgate/service/pricing"
 	"tollgate/service/setting"
+	"tollgate/service/sticky"
 	"tollgate/service/token"
 	"tollgate/service/tokencount"
 	"tollgate/service/usagelog"
@@ -49,6 +52,9 @@ type Deps struct {
 	Counter  *tokencount.Counter
 	Adaptors adaptor.Registry
 	Client   *http.Client
+	Health   *health.Tracker
+	Sticky   *sticky.Store
+	Metrics  *metrics.Metrics
 }
 
 // Relay serves the /v1 routes.

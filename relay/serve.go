@@ -31,6 +31,7 @@ type request struct {
 	price       pricing.Price
 	ratio       decimal.Decimal
 	held        bool
+	debug       bool // an admin asked for route headers (X-Tollgate-Debug: 1)
 }
 
 func (rq *request) account() ledger.Account {
@@ -68,6 +69,7 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 		return
 	}
 	rq.who = who
+	rq.debug = c.GetHeader("X-Tollgate-Debug") != "" && who.user.IsAdmin()
 	if rq.body, rerr = readBody(c); rerr != nil {
 		fail(c, rq.proto, rerr)
 		return

@@ -25,6 +25,7 @@ type Handlers struct {
 	Billing  *controller.Billing
 	Auther   middleware.Authenticator
 	Relay    RelayRoutes
+	Metrics  gin.HandlerFunc // nil: /metrics is not on this listener
 	SPA      http.Handler
 	Trusted  []string
 }
@@ -47,6 +48,9 @@ func New(h Handlers) *gin.Engine {
 
 	r.GET("/healthz", h.Status.Healthz)
 	r.GET("/readyz", h.Status.Readyz)
+	if h.Metrics != nil {
+		r.GET("/metrics", h.Metrics)
+	}
 
 	api := r.Group("/api", middleware.LimitBody(ConsoleBodyLimit))
 	api.GET("/status", h.Status.Site)
@@ -91,6 +95,10 @@ func New(h Handlers) *gin.Engine {
 	admin.PATCH("/channels/:id", h.Channels.Update)
 	admin.DELETE("/channels/:id", h.Channels.Delete)
 	admin.POST("/channels/:id/fetch-models", h.Channels.FetchModels)
+	admin.POST("/channels/:id/test", h.Channels.Test)
+	admin.GET("/channels/:id/health", h.Channels.Health)
+	admin.POST("/channels/test", h.Channels.TestMany)
+	admin.GET("/channels/test/:job", h.Channels.TestJob)
 	admin.GET("/pricing", h.Billing.AdminPricing)
 	admin.PUT("/pricing", h.Billing.ReplacePricing)
 	admin.GET("/logs", h.Billing.AdminLogs)

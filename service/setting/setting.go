@@ -36,6 +36,7 @@ type Settings struct {
 	DefaultPrice         PriceRow `json:"default_price"`
 	EstimateOutputTokens int      `json:"estimate_output_tokens"` // reserve this many output tokens when max_tokens is absent
 	RetryBudget          int      `json:"retry_budget"`           // extra attempts after the first
+	ChannelTestInterval  int      `json:"channel_test_interval"`  // seconds between recovery tests (0 = off)
 }
 
 // Defaults are what a fresh install starts with.
@@ -43,7 +44,7 @@ func Defaults() Settings {
 	return Settings{
 		SiteName: "Tollgate", RegistrationOpen: true, DefaultGroup: "default", UnknownModelPolicy: "refuse",
 		DefaultPrice:         PriceRow{Input: "0", Output: "0", CacheRead: "0", CacheWrite: "0", PerCall: "0"},
-		EstimateOutputTokens: 4096, RetryBudget: 3,
+		EstimateOutputTokens: 4096, RetryBudget: 3, ChannelTestInterval: 300,
 	}
 }
 
@@ -142,6 +143,8 @@ func validate(s *Settings) error {
 		return apperr.Field("estimate_output_tokens", "must be between 0 and 1000000")
 	case s.RetryBudget < 0 || s.RetryBudget > 10:
 		return apperr.Field("retry_budget", "must be between 0 and 10")
+	case s.ChannelTestInterval < 0 || s.ChannelTestInterval > 86400:
+		return apperr.Field("channel_test_interval", "seconds between 0 and 86400")
 	case s.DefaultGroup == "":
 		return apperr.Field("default_group", "required")
 	}

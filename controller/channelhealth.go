@@ -1,0 +1,147 @@
+package controller
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"tollgate/middleware"
+	"tollgate/model"
+	"tollgate/service/apperr"
+	"tollgate/service/channel"
+	"tollgate/service/health"
+)
+
+// ChannelTester runs channel tests (implemented by the relay's prober).
+type ChannelTester interface {
+	TestChannel(ctx context.Context, ch *channel.Channel, model string, key int, actorID int64) channel.TestResult
+	StartJob(chs []*channel.Channel, actorID int64) *channel.TestJob
+	Job(id string) *channel.TestJob
+}
+
+// HealthReader reports live channel health (implemented by service/health).
+type HealthReader interface {
+	Snapshot(channelID int64, keys int) health.ChannelHealth
+}
+
+// healthSummary is what the channel list shows per row.
+type healthSummary struct {
+	State         string  `json:"state"`
+	SuccessRate   float64 `json:"success_rate"`
+	LatencyMs     float64 `json:"latency_ms"`
+	FirstByteMs   float64 `json:"first_byte_ms"`
+	Active        int64   `json:"active"`
+	KeysCooling   int     `json:"keys_cooling"`
+	KeysDisabled  int     `json:"keys_disabled"`
+	CooldownUntil any     `json:"cooldown_until,omitempty"`
+}
+
+func summarize(ch *channel.Channel, h health.ChannelHealth) healthSummary {
+	s := healthSummary{State: string(h.State), SuccessRate: h.Metrics.SuccessRate, LatencyMs: h.Metrics.LatencyEWMAms,
+		FirstByteMs: h.Metrics.FirstByteEWMAms, Active: h.Metrics.Active}
+	if h.CooldownUntil != nil {
+		s.CooldownUntil = h.CooldownUntil
+	}
+	if ch.Status != model.StatusEnabled {
+		s.State = "disabled"
+	}
+	for _, k := range h.Keys {
+		switch k.State {
+		case "cooling":
+			s.KeysCooling++
+		case "disabled":
+			s.KeysDisabled++
+		}
+	}
+	return s
+}
+
+func (h *Channels) channelOr404(c *gin.Context) (*channel.Channel, bool) {
+	id, ok := idParam(c, "channel_not_found")
+	if !ok {
+		return nil, false
+	}
+	ch, found := h.Channels.Snapshot().ByID[id]
+	if !found {
+		middleware.Fail(c, apperr.New(http.StatusNotFound, "channel_not_found"))
+		return nil, false
+	}
+	return ch, true
+}
+
+// Test handles POST /api/admin/channels/:id/test {model?, key?}.
+func (h *Channels) Test(c *gin.Context) {
+	ch, ok := h.channelOr404(c)
+	if !ok {
+		return
+	}
+	in := struct {
+		Model string `json:"model"`
+		Key   *int   `json:"key"`
+	}{}
+	if c.Request.ContentLength != 0 && !middleware.Bind(c, &in) {
+		return
+	}
+	key := -1
+	if in.Key != nil {
+		if *in.Key < 0 || *in.Key >= len(ch.Keys) {
+			middleware.Fail(c, apperr.Field("key", "no such key index"))
+			return
+		}
+		key = *in.Key
+	}
+	c.JSON(http.StatusOK, h.Tester.TestChannel(c.Request.Context(), ch, in.Model, key, middleware.User(c).ID))
+}
+
+// TestMany handles POST /api/admin/channels/test {ids?, status?}: a background job with progress.
+func (h *Channels) TestMany(c *gin.Context) {
+	in := struct {
+		IDs    []int64 `json:"ids"`
+		Status string  `json:"status"`
+	}{}
+	if c.Request.ContentLength != 0 && !middleware.Bind(c, &in) {
+		return
+	}
+	snap := h.Channels.Snapshot()
+	var chs []*channel.Channel
+	if len(in.IDs) > 0 {
+		for _, id := range in.IDs {
+			if ch, ok := snap.ByID[id]; ok {
+				chs = append(chs, ch)
+			}
+		}
+	} else {
+		for _, ch := range snap.ByID {
+			if in.Status == "" || ch.Status == in.Status {
+				chs = append(chs, ch)
+			}
+		}
+	}
+	c.JSON(http.StatusAccepted, h.Tester.StartJob(chs, middleware.User(c).ID))
+}
+
+// TestJob handles GET /api/admin/channels/test/:job.
+func (h *Channels) TestJob(c *gin.Context) {
+	j := h.Tester.Job(c.Param("job"))
+	if j == nil {
+		middleware.Fail(c, apperr.New(http.StatusNotFound, "not_found"))
+		return
+	}
+	c.JSON(http.StatusOK, j)
+}
+
+// Health handles GET /api/admin/channels/:id/health.
+func (h *Channels) Health(c *gin.Context) {
+	ch, ok := h.channelOr404(c)
+	if !ok {
+		return
+	}
+	snap := h.HealthOf.Snapshot(ch.ID, len(ch.Keys))
+	out := gin.H{"state": snap.State, "cooldown_until": snap.CooldownUntil, "trips": snap.Trips, "keys": snap.Keys,
+		"metrics": snap.Metrics, "unsupported_models": snap.UnsupportedModels, "status": ch.Status}
+	if ch.Status != model.StatusEnabled {
+		out["state"] = "disabled"
+	}
+	c.JSON(http.StatusOK, out)
+}

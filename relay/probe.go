@@ -1,0 +1,131 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"tollgate/middleware"
+	"tollgate/model"
+	"tollgate/relay/adaptor"
+	"tollgate/service/channel"
+	"tollgate/service/health"
+	"tollgate/service/usagelog"
+)
+
+// TestResult is what a channel test found.
+type TestResult = channel.TestResult
+
+// testTimeout bounds one channel test.
+const testTimeout = 60 * time.Second
+
+// testModel picks the model a test asks for.
+func testModel(ch *channel.Channel, want string) string {
+	switch {
+	case want != "":
+		return want
+	case ch.TestModel != "":
+		return ch.TestModel
+	case len(ch.Models.V) > 0:
+		return ch.Models.V[0]
+	}
+	return "gpt-4o-mini"
+}
+
+// TestChannel sends one tiny request straight to a channel with one key (key < 0: each key in turn until one
+// answers is not needed; the first key is used). It is not billed; it is logged as a test (actorID may be
+// 0 for scheduled tests) and fed to the health tracker: a pass clears the channel's breaker and key states.
+func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName string, key int, actorID int64) TestResult {
+	modelName = testModel(ch, modelName)
+	if key < 0 || key >= len(ch.Keys) {
+		key = 0
+	}
+	res := TestResult{ChannelID: ch.ID, Model: modelName, KeyIndex: key}
+	ad, ok := r.Adaptors[ch.Type]
+	if !ok || len(ch.Keys) == 0 {
+		res.ErrorClass, res.Error = string(ClassClient), "channel has no adaptor or no key"
+		return res
+	}
+	ep := adaptor.ChatCompletions
+	if ad.Supports(adaptor.Messages) {
+		ep = adaptor.Messages
+	}
+	upstream := ch.UpstreamModel(modelName)
+	body := []byte(`{"model":` + quote(upstream) + `,"max_tokens":8,"messages":[{"role":"user","content":"ping"}]}`)
+	ctx, cancel := context.WithTimeout(ctx, testTimeout)
+	defer cancel()
+	start := time.Now()
+	req, err := ad.NewRequest(ctx, &adaptor.Call{Endpoint: ep, UpstreamModel: upstream, Body: body, Header: http.Header{}, BaseURL: ch.BaseURL, Key: ch.Keys[key]})
+	var f *failure
+	if err == nil {
+		var resp *http.Response
+		resp, err = r.Client.Do(req)
+		res.FirstByteMs = time.Since(start).Milliseconds()
+		if err != nil {
+			f = classifyErr(err, context.Cause(ctx), false)
+		} else {
+			b, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			res.Status = resp.StatusCode
+			switch {
+			case resp.StatusCode >= 300:
+				f = classifyStatus(resp.StatusCode, b, resp.Header)
+			case rerr != nil:
+				f = classifyErr(rerr, context.Cause(ctx), false)
+			case !gjson.ValidBytes(b):
+				f = &failure{class: ClassBadReply, err: errors.New("invalid JSON")}
+			}
+		}
+	} else {
+		f = &failure{class: ClassClient, err: err}
+	}
+	res.LatencyMs = time.Since(start).Milliseconds()
+	if f == nil {
+		res.OK = true
+		r.Health.Reset(ch.ID)
+		r.Health.MarkModelOK(ch.ID, modelName)
+		if ch.Status == model.StatusAutoDisabled {
+			if err := r.Channels.SetStatus(ctx, ch.ID, model.StatusEnabled); err == nil {
+				res.Error = "channel re-enabled"
+			}
+		}
+	} else {
+		res.ErrorClass, res.Error = string(f.class), f.message()
+		r.Health.Record(health.Outcome{ChannelID: ch.ID, Key: key, Model: modelName, Class: health.Class(f.class),
+			Status: f.status, Latency: time.Since(start), RetryAfter: f.retryAfter, Probe: true, Err: f.message()})
+	}
+	r.logTest(ch, res, actorID)
+	return res
+}
+
+func quote(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for _, c := range []byte(s) {
+		if c == '"' || c == '\\' {
+			b = append(b, '\\')
+		}
+		if c < 0x20 {
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(append(b, '"'))
+}
+
+func (r *Relay) logTest(ch *channel.Channel, res TestResult, actorID int64) {
+	status := "success"
+	if !res.OK {
+		status = "error"
+	}
+	l := model.UsageLog{RequestID: "test-" + middleware.NewRequestID(), CreatedAt: time.Now().UTC(), UserID: actorID, ChannelID: ch.ID,
+		ChannelName: ch.Name, Model: res.Model, UpstreamModel: ch.UpstreamModel(res.Model), Endpoint: "test", Status: status,
+		HTTPStatus: res.Status, ErrorClass: res.ErrorClass, Error: truncate(res.Error, 500), ElapsedMs: res.LatencyMs,
+		FirstByteMs: res.FirstByteMs, IsTest: true, GroupRatio: "0"}
+	l.Attempts.V = []model.Attempt{{ChannelID: ch.ID, KeyIndex: res.KeyIndex, Class: res.ErrorClass, Status: res.Status, LatencyMs: res.LatencyMs}}
+	r.Logs.Write(usagelog.Entry{Log: l})
+}
