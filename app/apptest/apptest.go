@@ -31,6 +31,9 @@ type Env struct {
 	Cfg    config.Config
 	Prefix string
 	Shape  string // "sqlite" or "mysql"
+	// Options adjust the nodes started on this env (e.g. Health for small breaker cooldowns); BcryptCost and
+	// RedisPrefix are filled in by Start when left zero.
+	Options app.Options
 }
 
 func randHex(n int) string {
@@ -91,7 +94,14 @@ type Node struct {
 // Start runs a node on env; it is closed when the test ends.
 func (e *Env) Start(t testing.TB) *Node {
 	t.Helper()
-	a, _, err := app.New(context.Background(), e.Cfg, app.Options{BcryptCost: bcrypt.MinCost, RedisPrefix: e.Prefix})
+	opt := e.Options
+	if opt.BcryptCost == 0 {
+		opt.BcryptCost = bcrypt.MinCost
+	}
+	if opt.RedisPrefix == "" {
+		opt.RedisPrefix = e.Prefix
+	}
+	a, _, err := app.New(context.Background(), e.Cfg, opt)
 	if err != nil {
 		t.Fatalf("start node: %v", err)
 	}
