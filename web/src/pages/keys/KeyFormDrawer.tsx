@@ -8,6 +8,7 @@ import { useCreateToken, useUpdateToken } from '../../api/tokens';
 import type { Token, TokenInput } from '../../api/types';
 import { unitsToUsdText, usdToUnits } from '../../lib/money';
 import { applyServerError, decimalRules, isIpOrCidr } from '../../lib/validation';
+import { WIDE_DRAWER } from '../../components/drawerSize';
 
 export interface KeyFormValues {
   name: string;
@@ -106,7 +107,7 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
       open={open}
       onClose={onClose}
       title={token ? t('keys.editTitle') : t('keys.createTitle')}
-      size="large"
+      size={WIDE_DRAWER}
       destroyOnHidden
       extra={
         <Flex gap={8}>

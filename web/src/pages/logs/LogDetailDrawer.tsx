@@ -4,6 +4,7 @@ import type { LogAttempt, UsageLog } from '../../api/types';
 import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { priceBreakdown, type BreakdownLine } from './priceBreakdown';
+import { WIDE_DRAWER } from '../../components/drawerSize';
 
 /** Everything about one relayed request: tokens, price breakdown and each upstream attempt. */
 export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClose: () => void }) {
@@ -12,7 +13,7 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
   const breakdown = log ? priceBreakdown(log) : null;
 
   return (
-    <Drawer open={!!log} onClose={onClose} title={t('logs.detailTitle')} size="large" destroyOnHidden>
+    <Drawer open={!!log} onClose={onClose} title={t('logs.detailTitle')} size={WIDE_DRAWER} destroyOnHidden>
       {log && breakdown ? (
         <>
           <Descriptions column={1} size="small" bordered data-testid="log-detail">

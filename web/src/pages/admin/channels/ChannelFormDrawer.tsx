@@ -8,6 +8,7 @@ import type { Channel } from '../../../api/types';
 import { KeyValueEditor } from '../../../components/KeyValueEditor';
 import { applyServerError } from '../../../lib/validation';
 import { CHANNEL_TYPES, channelToForm, DEFAULT_CHANNEL_VALUES, formToChannel, parseKeys, type ChannelFormValues } from './channelForm';
+import { WIDE_DRAWER } from '../../../components/drawerSize';
 
 interface ChannelFormDrawerProps {
   open: boolean;
@@ -70,7 +71,7 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
       open={open}
       onClose={onClose}
       title={channel ? t('channels.editTitle', { name: channel.name }) : t('channels.createTitle')}
-      size={720}
+      size={WIDE_DRAWER}
       destroyOnHidden
       extra={
         <Flex gap={8}>

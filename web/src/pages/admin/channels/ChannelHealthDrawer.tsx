@@ -5,6 +5,7 @@ import type { Channel } from '../../../api/types';
 import { QueryError } from '../../../components/QueryError';
 import { formatTime } from '../../../lib/format';
 import { HealthStateTag } from './HealthTag';
+import { WIDE_DRAWER } from '../../../components/drawerSize';
 
 /** The breaker state of a channel and each of its keys, with its live metrics. */
 export function ChannelHealthDrawer({ channel, onClose }: { channel: Channel | null; onClose: () => void }) {
@@ -12,7 +13,7 @@ export function ChannelHealthDrawer({ channel, onClose }: { channel: Channel | n
   const health = useChannelHealth(channel?.id ?? 0, !!channel);
   const data = health.data;
   return (
-    <Drawer open={!!channel} onClose={onClose} title={t('channels.healthTitle', { name: channel?.name ?? '' })} size="large" destroyOnHidden>
+    <Drawer open={!!channel} onClose={onClose} title={t('channels.healthTitle', { name: channel?.name ?? '' })} size={WIDE_DRAWER} destroyOnHidden>
       {health.error ? <QueryError error={health.error} onRetry={() => void health.refetch()} /> : null}
       <Descriptions column={1} size="small" bordered>
         <Descriptions.Item label={t('channels.health')}>

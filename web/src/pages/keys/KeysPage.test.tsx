@@ -1,0 +1,66 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderWithProviders } from '../../test/render';
+import KeysPage from './KeysPage';
+
+const created = {
+  id: 9,
+  user_id: 1,
+  name: 'ci',
+  key: 'sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKL',
+  status: 'enabled',
+  remain_quota: 0,
+  unlimited: true,
+  used_quota: 0,
+  expires_at: null,
+  models: [],
+  allowed_ips: [],
+  group: '',
+  rpm: 0,
+  concurrency: 0,
+  created_at: '2026-11-29T00:00:00Z',
+  last_used_at: null,
+};
+
+let fetchMock: ReturnType<typeof vi.fn>;
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
+
+beforeEach(() => {
+  const items: unknown[] = [];
+  fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (url.startsWith('/api/tokens') && init?.method === 'POST') {
+      items.push({ ...created, key: 'sk-abcd****IJKL' });
+      return json(created, 201);
+    }
+    if (url.startsWith('/api/tokens')) return json({ items, total: items.length });
+    return json([]);
+  });
+  vi.stubGlobal('fetch', fetchMock);
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('KeysPage', () => {
+  it('shows the empty state, then the new key once in clear', async () => {
+    renderWithProviders(<KeysPage />);
+    expect(await screen.findByText('No API keys yet')).toBeInTheDocument();
+
+    fireEvent.click(screen.getByTestId('create-key'));
+    fireEvent.click(await screen.findByTestId('key-submit'));
+    expect(await screen.findByText('Required')).toBeInTheDocument();
+
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'ci' } });
+    fireEvent.click(screen.getByTestId('key-submit'));
+
+    const secret = await screen.findByTestId('key-secret');
+    expect(secret).toHaveTextContent(created.key);
+    const post = fetchMock.mock.calls.find(([, init]) => init?.method === 'POST');
+    expect(JSON.parse(post![1].body)).toMatchObject({ name: 'ci', unlimited: true });
+
+    const dialog = screen.getByRole('dialog');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Done' }));
+    const table = screen.getByRole('table');
+    await waitFor(() => expect(within(table).getByText('sk-abcd****IJKL')).toBeInTheDocument());
+    expect(within(table).queryByText(created.key)).not.toBeInTheDocument();
+  });
+});
