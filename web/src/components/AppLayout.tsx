@@ -77,6 +77,13 @@ export function AppLayout() {
 
   return (
     <Layout style={{ minHeight: '100vh' }}>
+      {isMobile && !siderCollapsed ? (
+        <div
+          aria-hidden
+          onClick={() => setCollapsed(true)}
+          style={{ position: 'fixed', inset: 0, background: token.colorBgMask, zIndex: 15 }}
+        />
+      ) : null}
       <Sider
         collapsible
         collapsed={siderCollapsed}
