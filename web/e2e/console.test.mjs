@@ -232,3 +232,28 @@ describe('language switch', () => {
     }
   });
 });
+
+describe('phone width', () => {
+  test('pages fit a 390 px screen and the menu opens and navigates', async () => {
+    const browser = await openBrowser();
+    const { page } = browser;
+    try {
+      await page.setViewportSize({ width: 390, height: 800 });
+      await withScreenshot(page, 'phone-width', async () => {
+        await signIn(page, 'root', ROOT_PASSWORD);
+        for (const path of ['/console', '/console/keys', '/console/logs', '/console/admin/channels']) {
+          await page.goto(`${tollgate.url}${path}`);
+          await page.locator('h3').first().waitFor();
+          const width = await page.locator('body').evaluate((body) => body.scrollWidth);
+          assert.ok(width <= 391, `${path} is ${width}px wide on a 390px screen`);
+        }
+        await page.getByRole('button', { name: 'Toggle menu' }).click();
+        await page.locator('.ant-menu').getByText('API keys').click();
+        await page.waitForURL(/\/console\/keys$/);
+        await page.getByTestId('create-key').waitFor();
+      });
+    } finally {
+      await browser.close();
+    }
+  });
+});

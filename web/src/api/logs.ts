@@ -9,10 +9,10 @@ export function useLogs(filter: LogFilter, admin = false) {
   const path = admin ? '/api/admin/logs' : '/api/logs';
   return useInfiniteQuery({
     queryKey: ['logs', admin, filter],
-    initialPageParam: '' as string,
+    initialPageParam: '' as string | number,
     queryFn: ({ pageParam }) =>
       api.get<LogPage>(path, { ...filter, cursor: pageParam, limit: PAGE_LIMIT }),
-    getNextPageParam: (last) => last.next_cursor || undefined,
+    getNextPageParam: (last) => (last.next_cursor && (last.items ?? []).length > 0 ? last.next_cursor : undefined),
   });
 }
 

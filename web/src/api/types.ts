@@ -211,7 +211,8 @@ export interface LogFilter {
 
 export interface LogPage {
   items: UsageLog[];
-  next_cursor: string | null;
+  /** Opaque; empty, 0 or null when there is no further page. */
+  next_cursor: string | number | null;
 }
 
 export interface StatsRow {

@@ -17,7 +17,7 @@ import {
   UserOutlined,
 } from '@ant-design/icons';
 import { Alert, Button, Dropdown, Flex, Grid, Layout, Menu, Typography, theme, type MenuProps } from 'antd';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation, useNavigate } from 'react-router';
 import { logout, useSiteStatus } from '../api/auth';
@@ -74,6 +74,9 @@ export function AppLayout() {
     if (key === 'logout') void logout().then(() => navigate('/login', { replace: true }));
   };
   const siteName = status.data?.site_name || t('app.name');
+  useEffect(() => {
+    document.title = siteName;
+  }, [siteName]);
 
   return (
     <Layout style={{ minHeight: '100vh' }}>
