@@ -131,7 +131,10 @@ export interface Channel {
 export type ChannelInput = Partial<Omit<Channel, 'id' | 'created_at' | 'health'>>;
 
 export interface ChannelTestResult {
+  /** The tested channel (the backend answers channel_id; id kept for the contract's wording). */
+  channel_id?: number;
   id?: number;
+  model?: string;
   ok: boolean;
   status: number;
   latency_ms: number;
@@ -147,10 +150,36 @@ export interface ChannelTestJob {
   results: ChannelTestResult[];
 }
 
+export interface HealthMetrics {
+  counts?: Record<string, { total: number; by_class: Record<string, number> }>;
+  success_rate?: number;
+  latency_ewma_ms?: number;
+  first_byte_ewma_ms?: number;
+  latency_p50_ms?: number;
+  latency_p95_ms?: number;
+  latency_p99_ms?: number;
+  first_byte_p50_ms?: number;
+  first_byte_p95_ms?: number;
+  first_byte_p99_ms?: number;
+  active?: number;
+  rate_limit_remaining?: number;
+  [key: string]: unknown;
+}
+
 export interface ChannelHealth {
   state: HealthState;
-  keys: { index: number; masked: string; state: string; cooldown_until: string | null }[];
-  metrics: Record<string, unknown>;
+  status?: ChannelStatus;
+  trips?: number;
+  cooldown_until?: string | null;
+  unsupported_models?: string[];
+  keys: {
+    index: number;
+    masked?: string;
+    state: string;
+    cooldown_until?: string | null;
+    metrics?: HealthMetrics;
+  }[];
+  metrics: HealthMetrics;
 }
 
 export interface LogAttempt {

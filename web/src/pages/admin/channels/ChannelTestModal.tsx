@@ -36,7 +36,11 @@ export function ChannelTestModal({ jobId, channels, onClose }: { jobId: string |
         scroll={{ y: 320 }}
         dataSource={(data?.results ?? []).map((r, n) => ({ ...r, n }))}
         columns={[
-          { title: t('channels.name'), key: 'name', render: (_, r) => (r.id !== undefined ? names.get(r.id) ?? `#${r.id}` : '') },
+          { title: t('channels.name'), key: 'name', render: (_, r) => {
+              const id = r.channel_id ?? r.id;
+              return id === undefined ? '' : names.get(id) ?? `#${id}`;
+            },
+          },
           {
             title: t('channels.result'),
             key: 'ok',

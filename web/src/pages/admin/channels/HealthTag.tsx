@@ -4,8 +4,10 @@ import { useChannelHealth } from '../../../api/channels';
 import type { Channel, HealthState } from '../../../api/types';
 import { useFormat } from '../../../lib/useFormat';
 
-const COLORS: Record<HealthState, string> = {
+const COLORS: Record<HealthState | 'ok' | 'cooling', string> = {
   closed: 'success',
+  ok: 'success',
+  cooling: 'warning',
   half_open: 'warning',
   open: 'error',
   disabled: 'default',
@@ -16,7 +18,7 @@ export function HealthStateTag({ state }: { state: HealthState | string | undefi
   const { t } = useTranslation();
   if (!state) return <Tag>{t('channels.health_unknown')}</Tag>;
   return (
-    <Tag color={COLORS[state as HealthState] ?? 'default'} data-testid="health-state">
+    <Tag color={COLORS[state as keyof typeof COLORS] ?? 'default'} data-testid="health-state">
       {t(`channels.health_${state}`, { defaultValue: state })}
     </Tag>
   );
