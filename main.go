@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -58,7 +59,12 @@ func run() error {
 	errc := make(chan error, 2)
 	go func() { errc <- srv.ListenAndServe() }()
 	if cfg.MetricsAddr != "" {
-		msrv := &http.Server{Addr: cfg.MetricsAddr, Handler: a.Metrics.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", a.Metrics.Handler())
+		// Profiles only on the internal listener: they reveal internals and cost CPU while running.
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		msrv := &http.Server{Addr: cfg.MetricsAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go func() { errc <- msrv.ListenAndServe() }()
 		defer msrv.Close()
 		slog.Info("metrics listening", "addr", cfg.MetricsAddr)

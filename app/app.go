@@ -154,6 +154,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Health: a.Health,
 		Sticky: sticky.New(a.Cache, nil, time.Now),
 	})
+	if cfg.RedisURL != "" { // an in-process ledger answers in microseconds: nothing to overlap
+		a.Relay.Headroom = relay.NewHeadroom()
+	}
 	a.Metrics = metrics.New(metrics.Sources{
 		ChannelStates: a.channelStates,
 		LogQueue:      a.Logs.Pending.Load,

@@ -46,20 +46,14 @@ func RequestIDs() gin.HandlerFunc {
 // RequestID returns the request's id.
 func RequestID(c *gin.Context) string { return c.GetString(keyRequestID) }
 
-// Locale picks the message language from Accept-Language.
-func Locale() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		c.Set(keyLang, i18n.Negotiate(c.GetHeader("Accept-Language")))
-		c.Next()
-	}
-}
-
-// Lang returns the request's language.
+// Lang returns the request's language, read from Accept-Language on first use.
 func Lang(c *gin.Context) i18n.Lang {
 	if l, ok := c.Get(keyLang); ok {
 		return l.(i18n.Lang)
 	}
-	return i18n.Negotiate(c.GetHeader("Accept-Language"))
+	l := i18n.Negotiate(c.GetHeader("Accept-Language"))
+	c.Set(keyLang, l)
+	return l
 }
 
 // AccessLog logs one line per request at debug level (info for errors) with the request id.
@@ -71,6 +65,9 @@ func AccessLog() gin.HandlerFunc {
 		lvl := slog.LevelDebug
 		if st >= 500 {
 			lvl = slog.LevelWarn
+		}
+		if !slog.Default().Enabled(c.Request.Context(), lvl) {
+			return // skip building the record (ClientIP parses headers) on the hot path
 		}
 		slog.Log(c.Request.Context(), lvl, "http", "request_id", RequestID(c), "method", c.Request.Method,
 			"path", c.Request.URL.Path, "status", st, "ms", time.Since(start).Milliseconds(), "ip", c.ClientIP())

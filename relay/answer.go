@@ -27,6 +27,9 @@ func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int
 		return out, f
 	}
 	defer x.close()
+	if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
+		return out, &failure{class: ClassClient, local: rerr}
+	}
 	out.firstByte = time.Since(rq.start)
 	if rq.stream && strings.HasPrefix(x.resp.Header.Get("Content-Type"), "text/event-stream") {
 		return r.stream(c, rq, x, out)

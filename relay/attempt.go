@@ -131,12 +131,22 @@ type outcome struct {
 func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *outcome {
 	st := &attemptState{triedKeys: map[int64]map[int]bool{}, skip: map[int64]bool{}, budget: r.Settings.Get().RetryBudget}
 	ctx := c.Request.Context()
-	sk := sticky.Derive(rq.body, c.Request.Header, rq.who.tok.ID, rq.model)
-	bound, hasBinding := r.Sticky.Get(ctx, rq.who.group, rq.model, sk)
-	if hasBinding {
-		st.preferred = bound.ChannelID
+	// Stickiness only matters when there is a choice; a single candidate costs no cache round trip.
+	useSticky := len(cands) > 1
+	var sk sticky.Key
+	var bound sticky.Binding
+	var hasBinding bool
+	if useSticky {
+		sk = sticky.Derive(rq.body, c.Request.Header, rq.who.tok.ID, rq.model)
+		bound, hasBinding = r.Sticky.Get(ctx, rq.who.group, rq.model, sk)
+		if hasBinding {
+			st.preferred = bound.ChannelID
+		}
 	}
 	stickyNote := func(ch *channel.Channel) string {
+		if !useSticky {
+			return ""
+		}
 		if hasBinding && ch != nil && ch.ID == bound.ChannelID {
 			return "hit:" + string(sk.Kind)
 		}
@@ -169,7 +179,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			r.Health.Record(o)
 			out.attempts = append(st.attempts, a)
 			out.sticky = stickyNote(ch)
-			if out.class == ClassNone || out.class == ClassCanceled {
+			if useSticky && (out.class == ClassNone || out.class == ClassCanceled) {
 				r.Sticky.Bind(ctx, rq.who.group, rq.model, sk, bound, hasBinding, ch.ID)
 			}
 			return out
@@ -223,6 +233,11 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 		return out
 	}
 	out.class, out.errMsg = f.class, f.message()
+	if f.local != nil {
+		fail(c, rq.proto, f.local)
+		out.status, out.class, out.errMsg = f.local.status, ClassNone, f.local.code
+		return out
+	}
 	if f.class == ClassCanceled {
 		out.status = 499
 		c.Abort()

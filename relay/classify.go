@@ -42,6 +42,7 @@ type failure struct {
 	header     http.Header
 	err        error
 	retryAfter time.Duration
+	local      *relayError // the gateway's own refusal (e.g. the overlapped reservation failed)
 }
 
 func (f *failure) message() string {

@@ -1,13 +1,10 @@
 package relay
 
 import (
-	"context"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/gin-gonic/gin"
 
 	"tollgate/model"
 	"tollgate/relay/adaptor"
@@ -41,11 +38,15 @@ func (r *Relay) meteredUsage(rq *request, out *outcome) (pricing.Usage, bool) {
 }
 
 // finish settles (or releases) the hold and queues the usage log row.
-func (r *Relay) finish(c *gin.Context, rq *request, out *outcome) {
+func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 	if out.meter == nil {
 		out.meter = meter.New(rq.ep)
 	}
-	ctx := context.WithoutCancel(c.Request.Context())
+	ctx := fin.ctx
+	rq.awaitReserve()
+	if r.Headroom != nil && rq.billable() {
+		defer r.Headroom.Refresh(ctx, r, rq)
+	}
 	usage, estimated := r.meteredUsage(rq, out)
 	var charged int64
 	if rq.held {
@@ -73,7 +74,7 @@ func (r *Relay) finish(c *gin.Context, rq *request, out *outcome) {
 		PromptTokens: usage.PromptTotal(), CompletionTokens: usage.Output, CacheReadTokens: usage.CacheRead,
 		CacheWriteTokens: usage.CacheWrite, UsageEstimated: estimated, Cost: charged, GroupRatio: rq.ratio.String(),
 		Status: status, HTTPStatus: out.status, ErrorClass: string(out.class), Error: truncate(out.errMsg, 500),
-		ElapsedMs: time.Since(rq.start).Milliseconds(), ClientIP: c.ClientIP(),
+		ElapsedMs: time.Since(rq.start).Milliseconds(), ClientIP: fin.ip,
 		Username: rq.who.user.Username, TokenName: rq.who.tok.Name,
 	}
 	l.Price.V = pricing.Breakdown(rq.price)

@@ -55,6 +55,7 @@ type Deps struct {
 	Health   *health.Tracker
 	Sticky   *sticky.Store
 	Metrics  *metrics.Metrics
+	Headroom *Headroom // non-nil: overlap the reservation with the upstream call (remote ledgers)
 }
 
 // Relay serves the /v1 routes.

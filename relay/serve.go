@@ -31,7 +31,9 @@ type request struct {
 	price       pricing.Price
 	ratio       decimal.Decimal
 	held        bool
-	debug       bool // an admin asked for route headers (X-Tollgate-Debug: 1)
+	pending     chan *relayError // a reservation in flight alongside the upstream request
+	reserveErr  *relayError      // how that reservation ended
+	debug       bool             // an admin asked for route headers (X-Tollgate-Debug: 1)
 }
 
 func (rq *request) account() ledger.Account {
@@ -104,13 +106,35 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 		if maxOut <= 0 {
 			maxOut = max(f[3].Int(), f[4].Int())
 		}
-		if rerr := r.reserve(c.Request.Context(), rq, maxOut); rerr != nil {
-			fail(c, rq.proto, rerr)
-			return
+		hold := r.estimate(rq, maxOut)
+		if r.Headroom != nil && r.Headroom.Ample(rq, hold) {
+			rq.pending = make(chan *relayError, 1)
+			ctx := context.WithoutCancel(c.Request.Context())
+			go func() { rq.pending <- r.reserve(ctx, rq, hold) }()
+		} else {
+			if rerr := r.reserve(c.Request.Context(), rq, hold); rerr != nil {
+				fail(c, rq.proto, rerr)
+				return
+			}
+			rq.held = true
 		}
 	}
 	out := r.attempt(c, rq, cands)
-	r.finish(c, rq, out)
+	// The answer is complete: settle and log after the handler returns, so the money and log round trips
+	// never delay the client or the next request on its connection. The writer counts the entry as
+	// announced, so Flush and shutdown wait for it.
+	fin := finishing{ip: c.ClientIP(), ctx: context.WithoutCancel(c.Request.Context())}
+	r.Logs.Begin()
+	go func() {
+		defer r.Logs.End()
+		r.finish(fin, rq, out)
+	}()
+}
+
+// finishing is what finish needs from the request after its gin context is recycled.
+type finishing struct {
+	ip  string
+	ctx context.Context
 }
 
 // candidates lists the enabled channels that serve the model for the group on this endpoint, priority first.
@@ -125,9 +149,9 @@ func (r *Relay) candidates(group string, rq *request) []*channel.Channel {
 	return out
 }
 
-// reserve holds the estimated cost: a generous prompt estimate from the body size (no tokenizer on the hot
-// path) plus max_tokens, or the configured output cap, at the output price.
-func (r *Relay) reserve(ctx context.Context, rq *request, maxOut int64) *relayError {
+// estimate is the hold: a generous prompt estimate from the body size (no tokenizer on the hot path) plus
+// max_tokens, or the configured output cap, at the output price.
+func (r *Relay) estimate(rq *request, maxOut int64) int64 {
 	est := pricing.Usage{Input: int64(len(rq.body))/3 + 16}
 	if rq.ep != adaptor.Embeddings {
 		est.Output = maxOut
@@ -135,11 +159,26 @@ func (r *Relay) reserve(ctx context.Context, rq *request, maxOut int64) *relayEr
 			est.Output = int64(r.Settings.Get().EstimateOutputTokens)
 		}
 	}
-	hold := pricing.Cost(rq.price, rq.ratio, est)
+	return pricing.Cost(rq.price, rq.ratio, est)
+}
+
+// awaitReserve waits for a reservation sent alongside the upstream request and records whether it holds.
+// It is called from the request goroutine before the first byte goes to the client, and again (a no-op)
+// by finish.
+func (rq *request) awaitReserve() *relayError {
+	if rq.pending != nil {
+		rq.reserveErr = <-rq.pending
+		rq.pending = nil
+		rq.held = rq.reserveErr == nil
+	}
+	return rq.reserveErr
+}
+
+// reserve places the hold on the ledger.
+func (r *Relay) reserve(ctx context.Context, rq *request, hold int64) *relayError {
 	err := r.Ledger.Reserve(ctx, rq.id, rq.account(), hold)
 	switch {
 	case err == nil:
-		rq.held = true
 		return nil
 	case errors.Is(err, ledger.ErrInsufficientToken):
 		return newErr(http.StatusPaymentRequired, "key_quota_exhausted")

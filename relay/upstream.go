@@ -157,7 +157,9 @@ func mappedStatus(ch *channel.Channel, status int) int {
 
 // jsonResponse writes a complete JSON answer.
 func writeJSON(c *gin.Context, status int, body []byte) {
-	c.Writer.Header().Set("Content-Type", "application/json")
+	h := c.Writer.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	c.Writer.WriteHeader(status)
 	_, _ = c.Writer.Write(body)
 }

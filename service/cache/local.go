@@ -16,6 +16,7 @@ type Local[K comparable, V any] struct {
 	max   int
 	load  func(context.Context, K) (V, error)
 	group sync.Map // K → *call[V]: one SQL load per key at a time
+	epoch uint64   // bumped by every Invalidate/Purge (under mu): a load that straddles one is not cached
 }
 
 type localEntry[V any] struct {
@@ -49,9 +50,20 @@ func (l *Local[K, V]) Get(ctx context.Context, k K) (V, error) {
 		pc.wg.Wait()
 		return pc.v, pc.err
 	}
+	l.mu.RLock()
+	epoch := l.epoch
+	l.mu.RUnlock()
 	c.v, c.err = l.load(ctx, k)
 	if c.err == nil {
 		l.mu.Lock()
+		if l.epoch != epoch {
+			// Something was invalidated while this row was loading: it may be stale. Serve it to this
+			// caller, but let the next Get load again.
+			l.mu.Unlock()
+			l.group.Delete(k)
+			c.wg.Done()
+			return c.v, c.err
+		}
 		if len(l.m) >= l.max {
 			// Cheap bound: drop everything; the working set reloads in one SQL read per key.
 			l.m = make(map[K]localEntry[V])
@@ -68,6 +80,7 @@ func (l *Local[K, V]) Get(ctx context.Context, k K) (V, error) {
 func (l *Local[K, V]) Invalidate(k K) {
 	l.mu.Lock()
 	delete(l.m, k)
+	l.epoch++
 	l.mu.Unlock()
 }
 
@@ -75,5 +88,6 @@ func (l *Local[K, V]) Invalidate(k K) {
 func (l *Local[K, V]) Purge() {
 	l.mu.Lock()
 	l.m = make(map[K]localEntry[V])
+	l.epoch++
 	l.mu.Unlock()
 }
