@@ -34,6 +34,26 @@ type Writer struct {
 	Pending atomic.Int64
 	// LastFlush is the Unix-nano time of the last successful commit.
 	LastFlush atomic.Int64
+	// producing counts producers that announced an entry (Begin) and have not written it yet: the relay
+	// settles after answering the client, and Flush/Close must wait for those too.
+	producing atomic.Int64
+}
+
+// Begin announces an entry that will be written soon (its request is settling).
+func (w *Writer) Begin() { w.producing.Add(1) }
+
+// End withdraws an announcement made by Begin (call after Write, or instead of it).
+func (w *Writer) End() { w.producing.Add(-1) }
+
+// waitProducers waits until every announced entry was written, or ctx ends.
+func (w *Writer) waitProducers(ctx context.Context) {
+	for w.producing.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // NewWriter starts a writer; Close flushes and stops it.
@@ -51,8 +71,11 @@ func (w *Writer) Write(e Entry) {
 	w.in <- e
 }
 
-// Flush waits until everything queued before the call is committed.
+// Flush waits until everything queued or announced before the call is committed.
 func (w *Writer) Flush() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	w.waitProducers(ctx)
+	cancel()
 	done := make(chan struct{})
 	select {
 	case w.flushReq <- done:
@@ -63,6 +86,7 @@ func (w *Writer) Flush() {
 
 // Close flushes what is queued and stops the writer.
 func (w *Writer) Close(ctx context.Context) error {
+	w.waitProducers(ctx)
 	close(w.stop)
 	finished := make(chan struct{})
 	go func() { w.wg.Wait(); close(finished) }()
