@@ -19,6 +19,7 @@ import (
 	"tollgate/app/apptest"
 	"tollgate/model"
 	"tollgate/relay/relaytest"
+	"tollgate/service/health"
 )
 
 // world is one node with a root client and the fakes it relays to.
@@ -28,11 +29,22 @@ type world struct {
 	root *apptest.Client
 }
 
-// newWorld starts a node on this pass's shape (SQLite + memory, or MariaDB + Redis).
-func newWorld(t testing.TB) *world {
+// newWorld starts a node on this pass's shape (SQLite + memory, or MariaDB + Redis); opts adjust the env.
+func newWorld(t testing.TB, opts ...func(*apptest.Env)) *world {
 	t.Helper()
-	n := apptest.New(t)
+	e := apptest.NewEnv(t)
+	for _, o := range opts {
+		o(e)
+	}
+	n := e.Start(t)
 	return &world{t: t, node: n, root: n.Root(t)}
+}
+
+// tolerant keeps channel breakers closed and key cooldowns short, so a load keeps meeting the injected
+// failures (and the retry and partial-billing paths) instead of routing around them after a few.
+func tolerant(e *apptest.Env) {
+	e.Options.Health = health.Config{MinRequests: 1 << 30, ConsecutiveFails: 1 << 30,
+		BaseCooldown: 20 * time.Millisecond, MaxCooldown: 50 * time.Millisecond, RateLimitCooldown: 20 * time.Millisecond}
 }
 
 // fake starts a relaytest upstream that is closed when the test ends.
@@ -243,11 +255,12 @@ func (w *world) sqlToken(id int64) *model.Token {
 // flush commits every queued usage log.
 func (w *world) flush() { w.node.App.Logs.Flush() }
 
-// logs flushes and returns the usage logs matching where (all when empty), oldest first.
+// logs flushes and returns the usage logs of relayed requests matching where (all when empty), oldest first.
+// Rows of the admin's channel tests and health probes (is_test) are not relayed requests and are left out.
 func (w *world) logs(where ...any) []model.UsageLog {
 	w.t.Helper()
 	w.flush()
-	q := w.node.App.Store.DB.Model(&model.UsageLog{})
+	q := w.node.App.Store.DB.Model(&model.UsageLog{}).Where("is_test = ?", false)
 	if len(where) > 0 {
 		q = q.Where(where[0], where[1:]...)
 	}
