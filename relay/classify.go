@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"tollgate/service/setting"
 )
 
 // Class is what kind of failure an upstream attempt met; it decides retry and (with the health issue)
@@ -69,10 +71,20 @@ func containsAny(s string, words []string) bool {
 	return false
 }
 
-// classifyStatus classifies an upstream HTTP error answer by status and body keywords.
-func classifyStatus(status int, body []byte, h http.Header) *failure {
+// classifyStatus classifies an upstream HTTP error answer: the admin's keyword rules first, then status and
+// built-in body keywords.
+func classifyStatus(status int, body []byte, h http.Header, rules []setting.ErrorRule) *failure {
 	f := &failure{status: status, body: body, header: h}
 	low := strings.ToLower(string(body))
+	for _, r := range rules {
+		if (r.Status == 0 || r.Status == status) && strings.Contains(low, strings.ToLower(r.Contains)) {
+			f.class = Class(r.Class)
+			if f.class == ClassRateLimited {
+				f.retryAfter = retryAfter(h)
+			}
+			return f
+		}
+	}
 	switch {
 	case status == http.StatusTooManyRequests && containsAny(low, quotaWords):
 		f.class = ClassUpstreamQuota

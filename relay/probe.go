@@ -73,7 +73,7 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 			res.Status = resp.StatusCode
 			switch {
 			case resp.StatusCode >= 300:
-				f = classifyStatus(resp.StatusCode, b, resp.Header)
+				f = classifyStatus(resp.StatusCode, b, resp.Header, r.Settings.Get().ErrorRules)
 			case rerr != nil:
 				f = classifyErr(rerr, context.Cause(ctx), false)
 			case !gjson.ValidBytes(b):

@@ -132,7 +132,7 @@ func (r *Relay) send(c *gin.Context, rq *request, ch *channel.Channel, keyIdx in
 	x.timers = append(x.timers, x.idleT)
 	if resp.StatusCode >= 300 {
 		b, _ := io.ReadAll(io.LimitReader(x, 1<<20))
-		f := classifyStatus(resp.StatusCode, b, resp.Header)
+		f := classifyStatus(resp.StatusCode, b, resp.Header, r.Settings.Get().ErrorRules)
 		x.close()
 		return nil, f
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"tollgate/model"
@@ -25,18 +26,32 @@ type PriceRow struct {
 	PerCall    string `json:"per_call"`
 }
 
+// ErrorRule maps an upstream error message to an error class: when an upstream error answer (optionally
+// only with Status) contains Contains (case-insensitive), the attempt gets Class. Rules are tried in order,
+// before the built-in classification.
+type ErrorRule struct {
+	Contains string `json:"contains"`
+	Status   int    `json:"status,omitempty"`
+	Class    string `json:"class"`
+}
+
+// ErrorClasses are the classes a rule may assign.
+var ErrorClasses = map[string]bool{"rate_limited": true, "auth": true, "upstream_quota": true, "server": true,
+	"timeout": true, "client": true, "model_unsupported": true, "bad_reply": true}
+
 // Settings are the site-wide knobs an admin edits in the console.
 type Settings struct {
-	SiteName             string   `json:"site_name"`
-	Notice               string   `json:"notice"`
-	RegistrationOpen     bool     `json:"registration_open"`
-	DefaultGroup         string   `json:"default_group"`
-	NewUserQuota         int64    `json:"new_user_quota"`
-	UnknownModelPolicy   string   `json:"unknown_model_policy"` // "refuse" or "default"
-	DefaultPrice         PriceRow `json:"default_price"`
-	EstimateOutputTokens int      `json:"estimate_output_tokens"` // reserve this many output tokens when max_tokens is absent
-	RetryBudget          int      `json:"retry_budget"`           // extra attempts after the first
-	ChannelTestInterval  int      `json:"channel_test_interval"`  // seconds between recovery tests (0 = off)
+	SiteName             string      `json:"site_name"`
+	Notice               string      `json:"notice"`
+	RegistrationOpen     bool        `json:"registration_open"`
+	DefaultGroup         string      `json:"default_group"`
+	NewUserQuota         int64       `json:"new_user_quota"`
+	UnknownModelPolicy   string      `json:"unknown_model_policy"` // "refuse" or "default"
+	DefaultPrice         PriceRow    `json:"default_price"`
+	EstimateOutputTokens int         `json:"estimate_output_tokens"` // reserve this many output tokens when max_tokens is absent
+	RetryBudget          int         `json:"retry_budget"`           // extra attempts after the first
+	ChannelTestInterval  int         `json:"channel_test_interval"`  // seconds between recovery tests (0 = off)
+	ErrorRules           []ErrorRule `json:"error_rules"`            // admin keyword rules for upstream errors
 }
 
 // Defaults are what a fresh install starts with.
@@ -145,8 +160,15 @@ func validate(s *Settings) error {
 		return apperr.Field("retry_budget", "must be between 0 and 10")
 	case s.ChannelTestInterval < 0 || s.ChannelTestInterval > 86400:
 		return apperr.Field("channel_test_interval", "seconds between 0 and 86400")
+	case len(s.ErrorRules) > 200:
+		return apperr.Field("error_rules", "at most 200 rules")
 	case s.DefaultGroup == "":
 		return apperr.Field("default_group", "required")
+	}
+	for _, r := range s.ErrorRules {
+		if strings.TrimSpace(r.Contains) == "" || len(r.Contains) > 200 || !ErrorClasses[r.Class] || (r.Status != 0 && (r.Status < 100 || r.Status > 599)) {
+			return apperr.Field("error_rules", "each rule needs contains (1-200 chars), a known class and an optional status 100-599")
+		}
 	}
 	return nil
 }
