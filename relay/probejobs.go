@@ -44,7 +44,7 @@ func (p *Prober) StartJob(chs []*channel.Channel, actorID int64) *TestJob {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		p.run(context.Background(), chs, actorID, func(res TestResult) {
+		p.run(context.Background(), chs, actorID, nil, func(res TestResult) {
 			p.mu.Lock()
 			job.Done++
 			job.Results = append(job.Results, res)
@@ -71,22 +71,28 @@ func (p *Prober) Job(id string) *TestJob {
 	return &cp
 }
 
-func (p *Prober) run(ctx context.Context, chs []*channel.Channel, actorID int64, each func(TestResult)) {
+// run tests chs with at most p.limit at once; keyOf (nil: the default key) picks the key each test uses.
+func (p *Prober) run(ctx context.Context, chs []*channel.Channel, actorID int64, keyOf func(*channel.Channel) int, each func(TestResult)) {
 	sem := make(chan struct{}, p.limit)
 	var wg sync.WaitGroup
 	for _, ch := range chs {
+		key := -1
+		if keyOf != nil {
+			key = keyOf(ch)
+		}
 		sem <- struct{}{}
 		wg.Add(1)
-		go func(ch *channel.Channel) {
+		go func(ch *channel.Channel, key int) {
 			defer func() { <-sem; wg.Done() }()
-			each(p.relay.TestChannel(ctx, ch, "", -1, actorID))
-		}(ch)
+			each(p.relay.TestChannel(ctx, ch, "", key, actorID))
+		}(ch, key)
 	}
 	wg.Wait()
 }
 
 // NeedsRecovery lists channels a scheduled test should probe: auto-disabled, breaker not closed, or with a
-// key cooling down or disabled.
+// key disabled or whose breaker is not closed. A key that is only cooling down after a 429 does not count:
+// its cooldown ends on its own at the upstream's reset time, and a probe would only earn another 429.
 func (p *Prober) NeedsRecovery() []*channel.Channel {
 	var out []*channel.Channel
 	for _, ch := range p.relay.Channels.Snapshot().ByID {
@@ -94,15 +100,28 @@ func (p *Prober) NeedsRecovery() []*channel.Channel {
 			continue // a manual disable is sticky: nothing automatic undoes it
 		}
 		h := p.relay.Health.Snapshot(ch.ID, len(ch.Keys))
-		need := ch.Status == model.StatusAutoDisabled || h.State != health.StateClosed
-		for _, k := range h.Keys {
-			need = need || k.State != "ok"
-		}
-		if need {
+		if ch.Status == model.StatusAutoDisabled || h.State != health.StateClosed || badKey(h) >= 0 {
 			out = append(out, ch)
 		}
 	}
 	return out
+}
+
+// badKey is the first key that needs a recovery test (disabled, or its breaker not closed), or -1.
+func badKey(h health.ChannelHealth) int {
+	for _, k := range h.Keys {
+		if k.State != "ok" && k.State != "cooling" {
+			return k.Index
+		}
+	}
+	return -1
+}
+
+// recoveryKey is the key a scheduled test probes: the key that needs recovery, so that a pass (which resets
+// the whole channel) is earned by that key and a revoked key is not handed back to traffic because a healthy
+// sibling answered.
+func (p *Prober) recoveryKey(ch *channel.Channel) int {
+	return badKey(p.relay.Health.Snapshot(ch.ID, len(ch.Keys)))
 }
 
 // StartSchedule runs the recovery tests every interval() (0 = paused), on one node at a time (a cache lock).
@@ -133,7 +152,7 @@ func (p *Prober) StartSchedule(interval func() time.Duration) {
 				continue
 			}
 			slog.Info("scheduled channel tests", "channels", len(chs))
-			p.run(ctx, chs, 0, func(res TestResult) {
+			p.run(ctx, chs, 0, p.recoveryKey, func(res TestResult) {
 				if res.OK {
 					slog.Info("channel recovered by scheduled test", "channel", res.ChannelID)
 				}
