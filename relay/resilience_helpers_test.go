@@ -64,6 +64,8 @@ func newRig(t *testing.T, opts ...rigOpt) *rig {
 	if res.Status != http.StatusOK {
 		t.Fatalf("put pricing: %d %s", res.Status, res.Body)
 	}
+	// The recovery schedule is off unless a test turns it on: it must not probe behind a test's back.
+	r.settings(map[string]any{"channel_test_interval": 0})
 	r.user, r.userID = r.newUser("alice", rsBalance)
 	r.key = r.newKey(r.user)
 	return r
