@@ -133,6 +133,11 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
 	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)
 	a.Health = health.New(opt.Health, a.Cache, a.Bus, time.Now)
+	a.Channels.OnLoad(func(s *channel.Snapshot) {
+		for id, ch := range s.ByID {
+			a.Health.SetChannelConfig(id, ch.Breaker.V)
+		}
+	})
 
 	if err := a.Bus.Start(ctx); err != nil {
 		return nil, "", err

@@ -19,6 +19,17 @@ type Timeouts struct {
 	TotalMs     int `json:"total_ms"`
 }
 
+// BreakerOverrides are a channel's own circuit-breaker thresholds; zero fields keep the global defaults.
+type BreakerOverrides struct {
+	MinRequests      int     `json:"min_requests,omitempty"`
+	FailureRatio     float64 `json:"failure_ratio,omitempty"`
+	ConsecutiveFails int     `json:"consecutive_fails,omitempty"`
+	BaseCooldownMs   int     `json:"base_cooldown_ms,omitempty"`
+	MaxCooldownMs    int     `json:"max_cooldown_ms,omitempty"`
+	HalfOpenProbes   int     `json:"half_open_probes,omitempty"`
+	CloseAfter       int     `json:"close_after,omitempty"`
+}
+
 // Channel is one upstream account: a protocol, a base URL, its keys and what it serves.
 type Channel struct {
 	ID                int64                   `gorm:"primaryKey"`
@@ -39,6 +50,7 @@ type Channel struct {
 	TestModel         string                  `gorm:"type:varchar(128);not null;default:''"`
 	Timeouts          JSON[Timeouts]          `gorm:"type:text"`
 	Tag               string                  `gorm:"type:varchar(64);not null;default:'';index"`
+	Breaker           JSON[BreakerOverrides]  `gorm:"type:text"`
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 }

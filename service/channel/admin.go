@@ -18,47 +18,49 @@ import (
 
 // Input is a channel as the admin API reads it; nil fields stay unchanged on update.
 type Input struct {
-	Type              *string             `json:"type"`
-	Name              *string             `json:"name"`
-	BaseURL           *string             `json:"base_url"`
-	Keys              *[]string           `json:"keys"`
-	KeyStrategy       *string             `json:"key_strategy"`
-	Models            *[]string           `json:"models"`
-	ModelMapping      *map[string]string  `json:"model_mapping"`
-	Groups            *[]string           `json:"groups"`
-	Priority          *int64              `json:"priority"`
-	Weight            *int                `json:"weight"`
-	Status            *string             `json:"status"`
-	HeaderOverride    *map[string]string  `json:"header_override"`
-	BodyOverride      *model.BodyOverride `json:"body_override"`
-	StatusCodeMapping *map[string]int     `json:"status_code_mapping"`
-	TestModel         *string             `json:"test_model"`
-	Timeouts          *model.Timeouts     `json:"timeouts"`
-	Tag               *string             `json:"tag"`
+	Type              *string                 `json:"type"`
+	Name              *string                 `json:"name"`
+	BaseURL           *string                 `json:"base_url"`
+	Keys              *[]string               `json:"keys"`
+	KeyStrategy       *string                 `json:"key_strategy"`
+	Models            *[]string               `json:"models"`
+	ModelMapping      *map[string]string      `json:"model_mapping"`
+	Groups            *[]string               `json:"groups"`
+	Priority          *int64                  `json:"priority"`
+	Weight            *int                    `json:"weight"`
+	Status            *string                 `json:"status"`
+	HeaderOverride    *map[string]string      `json:"header_override"`
+	BodyOverride      *model.BodyOverride     `json:"body_override"`
+	StatusCodeMapping *map[string]int         `json:"status_code_mapping"`
+	TestModel         *string                 `json:"test_model"`
+	Timeouts          *model.Timeouts         `json:"timeouts"`
+	Tag               *string                 `json:"tag"`
+	Breaker           *model.BreakerOverrides `json:"breaker"`
 }
 
 // View is a channel as the admin API shows it: keys masked.
 type View struct {
-	ID                int64              `json:"id"`
-	Type              string             `json:"type"`
-	Name              string             `json:"name"`
-	BaseURL           string             `json:"base_url"`
-	Keys              []string           `json:"keys"`
-	KeyStrategy       string             `json:"key_strategy"`
-	Models            []string           `json:"models"`
-	ModelMapping      map[string]string  `json:"model_mapping"`
-	Groups            []string           `json:"groups"`
-	Priority          int64              `json:"priority"`
-	Weight            int                `json:"weight"`
-	Status            string             `json:"status"`
-	HeaderOverride    map[string]string  `json:"header_override"`
-	BodyOverride      model.BodyOverride `json:"body_override"`
-	StatusCodeMapping map[string]int     `json:"status_code_mapping"`
-	TestModel         string             `json:"test_model"`
-	Timeouts          model.Timeouts     `json:"timeouts"`
-	Tag               string             `json:"tag"`
-	CreatedAt         time.Time          `json:"created_at"`
-	Health            any                `json:"health,omitempty"`
+	ID                int64                  `json:"id"`
+	Type              string                 `json:"type"`
+	Name              string                 `json:"name"`
+	BaseURL           string                 `json:"base_url"`
+	Keys              []string               `json:"keys"`
+	KeyStrategy       string                 `json:"key_strategy"`
+	Models            []string               `json:"models"`
+	ModelMapping      map[string]string      `json:"model_mapping"`
+	Groups            []string               `json:"groups"`
+	Priority          int64                  `json:"priority"`
+	Weight            int                    `json:"weight"`
+	Status            string                 `json:"status"`
+	HeaderOverride    map[string]string      `json:"header_override"`
+	BodyOverride      model.BodyOverride     `json:"body_override"`
+	StatusCodeMapping map[string]int         `json:"status_code_mapping"`
+	TestModel         string                 `json:"test_model"`
+	Timeouts          model.Timeouts         `json:"timeouts"`
+	Tag               string                 `json:"tag"`
+	Breaker           model.BreakerOverrides `json:"breaker"`
+	CreatedAt         time.Time              `json:"created_at"`
+	Health            any                    `json:"health,omitempty"`
 }
 
 // ViewOf renders a snapshot channel for the API.
@@ -66,7 +68,8 @@ func ViewOf(c *Channel) *View {
 	v := &View{ID: c.ID, Type: c.Type, Name: c.Name, BaseURL: c.BaseURL, KeyStrategy: c.KeyStrategy,
 		Models: nonNil(c.Models.V), ModelMapping: c.ModelMapping.V, Groups: nonNil(c.Groups.V), Priority: c.Priority,
 		Weight: c.Weight, Status: c.Status, HeaderOverride: c.HeaderOverride.V, BodyOverride: c.BodyOverride.V,
-		StatusCodeMapping: c.StatusCodeMapping.V, TestModel: c.TestModel, Timeouts: c.Timeouts.V, Tag: c.Tag, CreatedAt: c.CreatedAt}
+		StatusCodeMapping: c.StatusCodeMapping.V, TestModel: c.TestModel, Timeouts: c.Timeouts.V, Tag: c.Tag,
+		Breaker: c.Breaker.V, CreatedAt: c.CreatedAt}
 	v.Keys = make([]string, len(c.Keys))
 	for i, k := range c.Keys {
 		v.Keys[i] = secret.Mask(k)
@@ -234,6 +237,15 @@ func (s *Service) apply(row *model.Channel, old []string, in Input) error {
 			}
 		}
 		row.Timeouts.V = t
+	}
+	if b := in.Breaker; b != nil {
+		if b.MinRequests < 0 || b.ConsecutiveFails < 0 || b.BaseCooldownMs < 0 || b.MaxCooldownMs < 0 ||
+			b.HalfOpenProbes < 0 || b.CloseAfter < 0 || b.FailureRatio < 0 || b.FailureRatio > 1 ||
+			b.MinRequests > 100000 || b.ConsecutiveFails > 100000 || b.HalfOpenProbes > 1000 || b.CloseAfter > 1000 ||
+			b.BaseCooldownMs > 86_400_000 || b.MaxCooldownMs > 86_400_000 {
+			return apperr.Field("breaker", "non-negative thresholds, failure_ratio between 0 and 1, cooldowns up to a day")
+		}
+		row.Breaker.V = *b
 	}
 	if in.Tag != nil {
 		if len(*in.Tag) > 64 {

@@ -85,12 +85,17 @@ func (s *Snapshot) Models(group string) []string {
 
 // Service is the channel book.
 type Service struct {
-	store *model.Store
-	bus   bus.Bus
-	keys  *secret.Keyring
-	audit *audit.Log
-	snap  atomic.Pointer[Snapshot]
+	store  *model.Store
+	bus    bus.Bus
+	keys   *secret.Keyring
+	audit  *audit.Log
+	snap   atomic.Pointer[Snapshot]
+	onLoad func(*Snapshot)
 }
+
+// OnLoad registers fn to run after every snapshot rebuild (e.g. to hand per-channel breaker thresholds to the
+// health tracker). Set it before Load.
+func (s *Service) OnLoad(fn func(*Snapshot)) { s.onLoad = fn }
 
 // New builds the service; call Load before serving.
 func New(store *model.Store, b bus.Bus, keys *secret.Keyring, a *audit.Log) *Service {
@@ -151,6 +156,9 @@ func (s *Service) Load(ctx context.Context) error {
 		}
 	}
 	s.snap.Store(next)
+	if s.onLoad != nil {
+		s.onLoad(next)
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"tollgate/model"
 )
 
 // channelState is everything one node knows about one channel; its mutex guards all of it (breakers, keys,
@@ -102,7 +103,7 @@ func (t *Tracker) Allow(channelID int64) (ok bool, probe bool) {
 	var trs []transition
 	var sh []share
 	cs.mu.Lock()
-	ok, probe, from, moved := cs.br.allow(now, &t.cfg, func() int64 { return t.stamp(now) }, true)
+	ok, probe, from, moved := cs.br.allow(now, cs.cfg, func() int64 { return t.stamp(now) }, true)
 	if moved {
 		trs = append(trs, transition{channelID, -1, from, cs.br.state})
 		sh = append(sh, t.chShare(cs, now))
@@ -126,8 +127,8 @@ func (t *Tracker) Available(channelID int64) bool {
 	case StateOpen:
 		return !now.Before(cs.br.until)
 	case StateHalfOpen:
-		cs.br.expireProbes(now, &t.cfg)
-		return len(cs.br.probes) < t.cfg.HalfOpenProbes
+		cs.br.expireProbes(now, cs.cfg)
+		return len(cs.br.probes) < cs.cfg.HalfOpenProbes
 	}
 	return true
 }
@@ -147,7 +148,7 @@ func (t *Tracker) KeyAllowed(channelID int64, key int) bool {
 	if ok {
 		var from State
 		var moved bool
-		ok, _, from, moved = ks.br.allow(now, &t.cfg, func() int64 { return t.stamp(now) }, false)
+		ok, _, from, moved = ks.br.allow(now, cs.cfg, func() int64 { return t.stamp(now) }, false)
 		if moved {
 			trs = append(trs, transition{channelID, key, from, ks.br.state})
 			sh = append(sh, t.keyShare(cs, key, ks, now))
@@ -208,7 +209,7 @@ func (t *Tracker) Record(o Outcome) {
 	var sh []share
 	cs.mu.Lock()
 	cs.m.record(now, &o)
-	if from, moved := cs.br.record(now, &t.cfg, at, v, o.Probe, false); moved {
+	if from, moved := cs.br.record(now, cs.cfg, at, v, o.Probe, false); moved {
 		trs = append(trs, transition{o.ChannelID, -1, from, cs.br.state})
 		sh = append(sh, t.chShare(cs, now))
 	}
@@ -216,7 +217,7 @@ func (t *Tracker) Record(o Outcome) {
 		ks := cs.keyState(o.Key)
 		ks.m.record(now, &o)
 		changed := false
-		if from, moved := ks.br.record(now, &t.cfg, at, v, o.Probe, true); moved {
+		if from, moved := ks.br.record(now, cs.cfg, at, v, o.Probe, true); moved {
 			trs = append(trs, transition{o.ChannelID, o.Key, from, ks.br.state})
 			changed = true
 		}
@@ -366,3 +367,39 @@ func (t *Tracker) Snapshot(channelID int64, keys int) ChannelHealth {
 }
 
 func timePtr(t time.Time) *time.Time { return &t }
+
+// Overrides are per-channel breaker thresholds (stored on the channel row); zero fields keep the default.
+type Overrides = model.BreakerOverrides
+
+// SetChannelConfig applies a channel's own thresholds over the global ones (the window length stays global).
+func (t *Tracker) SetChannelConfig(channelID int64, o Overrides) {
+	c := t.cfg
+	if o.MinRequests > 0 {
+		c.MinRequests = o.MinRequests
+	}
+	if o.FailureRatio > 0 && o.FailureRatio <= 1 {
+		c.FailureRatio = o.FailureRatio
+	}
+	if o.ConsecutiveFails > 0 {
+		c.ConsecutiveFails = o.ConsecutiveFails
+	}
+	if o.BaseCooldownMs > 0 {
+		c.BaseCooldown = time.Duration(o.BaseCooldownMs) * time.Millisecond
+	}
+	if o.MaxCooldownMs > 0 {
+		c.MaxCooldown = time.Duration(o.MaxCooldownMs) * time.Millisecond
+	}
+	if c.MaxCooldown < c.BaseCooldown {
+		c.MaxCooldown = c.BaseCooldown
+	}
+	if o.HalfOpenProbes > 0 {
+		c.HalfOpenProbes = o.HalfOpenProbes
+	}
+	if o.CloseAfter > 0 {
+		c.CloseAfter = o.CloseAfter
+	}
+	cs := t.channel(channelID)
+	cs.mu.Lock()
+	cs.cfg = &c
+	cs.mu.Unlock()
+}
