@@ -165,6 +165,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Metrics = metrics.New(metrics.Sources{
 		ChannelStates: a.channelStates,
 		LogQueue:      a.Logs.Pending.Load,
+		Settling:      a.Logs.Settling,
 		LogLastFlush:  func() time.Time { return time.Unix(0, a.Logs.LastFlush.Load()) },
 	})
 	a.Relay.Metrics = a.Metrics

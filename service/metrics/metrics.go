@@ -25,6 +25,7 @@ type Sources struct {
 	ChannelStates func() map[int64]string // channel id → closed/half_open/open/disabled
 	LogQueue      func() int64            // usage log rows accepted, not yet committed
 	LogLastFlush  func() time.Time        // last successful commit
+	Settling      func() int64            // requests answered and still settling with the ledger
 }
 
 var stateValue = map[string]float64{"closed": 0, "half_open": 1, "open": 2, "disabled": 3}
@@ -52,6 +53,10 @@ func New(src Sources) *Metrics {
 	if src.LogQueue != nil {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tollgate_log_queue_depth",
 			Help: "Usage log rows (and their balance changes) waiting for the batched writer."}, func() float64 { return float64(src.LogQueue()) }))
+	}
+	if src.Settling != nil {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tollgate_ledger_settling",
+			Help: "Requests answered whose settlement with the ledger is still in flight."}, func() float64 { return float64(src.Settling()) }))
 	}
 	if src.LogLastFlush != nil {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tollgate_log_flush_lag_seconds",

@@ -39,6 +39,9 @@ type Writer struct {
 	producing atomic.Int64
 }
 
+// Settling is how many requests answered their client and are still settling (ledger round trip pending).
+func (w *Writer) Settling() int64 { return w.producing.Load() }
+
 // Begin announces an entry that will be written soon (its request is settling).
 func (w *Writer) Begin() { w.producing.Add(1) }
 
