@@ -28,13 +28,14 @@ type PriceBreakdown struct {
 
 // UsageLog is one relayed request, written once by the batched log writer.
 type UsageLog struct {
-	ID               int64                `gorm:"primaryKey" json:"id"`
-	RequestID        string               `gorm:"type:varchar(64);not null;uniqueIndex" json:"request_id"`
-	CreatedAt        time.Time            `gorm:"not null;index" json:"created_at"`
-	UserID           int64                `gorm:"not null;index:idx_logs_user_id,priority:1" json:"user_id"`
-	TokenID          int64                `gorm:"not null;index:idx_logs_token_id,priority:1" json:"token_id"`
-	ChannelID        int64                `gorm:"not null;index:idx_logs_channel_id,priority:1" json:"channel_id"`
-	Model            string               `gorm:"type:varchar(128);not null;index:idx_logs_model_id,priority:1" json:"model"`
+	ID        int64  `gorm:"primaryKey" json:"id"`
+	RequestID string `gorm:"type:varchar(64);not null;uniqueIndex" json:"request_id"`
+	// One index per lookup path, each ending in the time so range filters and newest-first reads use it.
+	CreatedAt        time.Time            `gorm:"not null;index;index:idx_logs_user_time,priority:2;index:idx_logs_token_time,priority:2;index:idx_logs_channel_time,priority:2;index:idx_logs_model_time,priority:2" json:"created_at"`
+	UserID           int64                `gorm:"not null;index:idx_logs_user_time,priority:1" json:"user_id"`
+	TokenID          int64                `gorm:"not null;index:idx_logs_token_time,priority:1" json:"token_id"`
+	ChannelID        int64                `gorm:"not null;index:idx_logs_channel_time,priority:1" json:"channel_id"`
+	Model            string               `gorm:"type:varchar(128);not null;index:idx_logs_model_time,priority:1" json:"model"`
 	UpstreamModel    string               `gorm:"type:varchar(128);not null;default:''" json:"upstream_model"`
 	Endpoint         string               `gorm:"type:varchar(32);not null;default:''" json:"endpoint"`
 	Stream           bool                 `gorm:"not null;default:false" json:"stream"`
