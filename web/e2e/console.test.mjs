@@ -161,12 +161,11 @@ describe('admin: create a channel, test it, see its health', () => {
     const { page } = browser;
     await withScreenshot(page, 'flow2-fetch-models', async () => {
       await rowWith(page, name).getByRole('button', { name: /^edit$/i }).click();
-      const drawer = page.getByRole('dialog', { name: /edit channel/i });
-      await drawer.getByRole('button', { name: /fetch from upstream/i }).click();
+      await page.getByTestId('fetch-models').click();
       await page.locator('.ant-message-success', { hasText: /fetched 2 models/i }).waitFor();
-      await drawer.getByRole('button', { name: /add all 2 fetched models/i }).click();
-      await drawer.locator('.ant-select-selection-item', { hasText: 'gpt-4o' }).first().waitFor();
-      await drawer.getByRole('button', { name: /^save$/i }).click();
+      await page.getByTestId('add-fetched-models').click();
+      await page.locator('.ant-drawer-open .ant-select-selection-item', { hasText: 'gpt-4o' }).first().waitFor();
+      await page.getByTestId('channel-submit').click();
       await page.locator('.ant-message-success', { hasText: /saved/i }).waitFor();
       await rowWith(page, name).getByText('2 models').waitFor();
     });
@@ -222,6 +221,12 @@ describe('language switch', () => {
         await page.getByText('登录控制台').waitFor();
         await page.reload();
         await page.getByText('登录控制台').waitFor();
+        await page.locator('#login_username').fill('root');
+        await page.locator('#login_password').fill('not-the-password');
+        await page.locator('form[id="login"] button[type="submit"]').click();
+        const error = page.getByTestId('login-error');
+        await error.waitFor();
+        assert.match(await error.innerText(), /[\u4e00-\u9fff]/, 'the server answers in Chinese when the UI is Chinese');
         await signIn(page, 'root', ROOT_PASSWORD);
         await page.locator('.ant-menu').getByText('API 密钥').waitFor();
         await page.locator('.ant-menu').getByText('渠道').waitFor();
@@ -254,6 +259,26 @@ describe('phone width', () => {
       });
     } finally {
       await browser.close();
+    }
+  });
+});
+
+describe('registration closed', () => {
+  test('the sign-up page says so', async () => {
+    const root = await apiAs(tollgate.url);
+    await root('PUT', '/api/admin/settings', { registration_open: false });
+    const browser = await openBrowser();
+    const { page } = browser;
+    try {
+      await withScreenshot(page, 'registration-closed', async () => {
+        await page.goto(`${tollgate.url}/register`);
+        await page.getByTestId('registration-closed').waitFor();
+        await page.getByText('Registration is closed').waitFor();
+        assert.equal(await page.locator('#register_username').count(), 0);
+      });
+    } finally {
+      await browser.close();
+      await root('PUT', '/api/admin/settings', { registration_open: true });
     }
   });
 });

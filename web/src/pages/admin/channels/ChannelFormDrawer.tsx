@@ -137,14 +137,25 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
             <Form.Item name="models" noStyle rules={[{ ...required, type: 'array', min: 1 }]}>
               <Select mode="tags" tokenSeparators={[',', ' ', '\n']} options={modelOptions} style={{ flex: 1 }} data-testid="channel-models" />
             </Form.Item>
-            <Button icon={<CloudDownloadOutlined />} onClick={onFetchModels} loading={fetchModels.isPending} disabled={!channel}>
+            <Button
+              icon={<CloudDownloadOutlined />}
+              onClick={onFetchModels}
+              loading={fetchModels.isPending}
+              disabled={!channel}
+              data-testid="fetch-models"
+            >
               {t('channels.fetchModels')}
             </Button>
           </Flex>
         </Form.Item>
         {upstreamModels.length > 0 ? (
           <Typography.Paragraph>
-            <Button type="link" size="small" onClick={() => form.setFieldValue('models', [...new Set([...models, ...upstreamModels])])}>
+            <Button
+              type="link"
+              size="small"
+              data-testid="add-fetched-models"
+              onClick={() => form.setFieldValue('models', [...new Set([...models, ...upstreamModels])])}
+            >
               {t('channels.addAllFetched', { count: upstreamModels.length })}
             </Button>
           </Typography.Paragraph>
