@@ -53,6 +53,7 @@ export const routes = [
       { path: 'profile', element: page(() => import('./pages/profile/ProfilePage')) },
       { path: 'admin/channels', element: admin(() => import('./pages/admin/channels/ChannelsPage')) },
       { path: 'admin/users', element: admin(() => import('./pages/admin/users/UsersPage')) },
+      { path: 'admin/keys', element: admin(() => import('./pages/admin/keys/AllKeysPage')) },
       { path: 'admin/groups', element: admin(() => import('./pages/admin/groups/GroupsPage')) },
       { path: 'admin/pricing', element: admin(() => import('./pages/admin/pricing/ModelPricingPage')) },
       { path: 'admin/logs', element: admin(() => import('./pages/admin/logs/AllLogsPage')) },

@@ -55,3 +55,26 @@ export function useRevealToken() {
     mutationFn: (id: number) => api.post<{ key: string }>(`/api/tokens/${id}/reveal`),
   });
 }
+
+export interface AdminTokenQuery extends PageQuery {
+  user_id?: number;
+}
+
+/** Every user's keys (admin). */
+export function useAdminTokens(query: AdminTokenQuery) {
+  return useQuery({
+    queryKey: ['admin-tokens', query],
+    queryFn: () => api.get<Page<Token>>('/api/admin/tokens', { ...query }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Enables or disables anyone's key (admin). */
+export function useSetAdminTokenStatus() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, status }: { id: number; status: Token['status'] }) =>
+      api.patch<Token>(`/api/admin/tokens/${id}`, { status }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['admin-tokens'] }),
+  });
+}

@@ -10,6 +10,7 @@ import {
   MenuFoldOutlined,
   MenuUnfoldOutlined,
   ProfileOutlined,
+  SafetyOutlined,
   SettingOutlined,
   TagsOutlined,
   TeamOutlined,
@@ -55,6 +56,7 @@ export function AppLayout() {
       children: [
         { key: '/console/admin/channels', icon: <ApiOutlined />, label: t('nav.channels') },
         { key: '/console/admin/users', icon: <TeamOutlined />, label: t('nav.users') },
+        { key: '/console/admin/keys', icon: <SafetyOutlined />, label: t('nav.allKeys') },
         { key: '/console/admin/groups', icon: <ClusterOutlined />, label: t('nav.groups') },
         { key: '/console/admin/pricing', icon: <TagsOutlined />, label: t('nav.modelPricing') },
         { key: '/console/admin/logs', icon: <BarChartOutlined />, label: t('nav.allLogs') },

@@ -8,6 +8,7 @@ const en = {
     toggleMenu: 'Toggle menu',
   },
   nav: {
+    allKeys: 'All API keys',
     dashboard: 'Dashboard',
     keys: 'API keys',
     logs: 'Usage logs',
@@ -108,6 +109,9 @@ const en = {
     noUsage: 'No usage in the last 30 days. Create an API key and make a call.',
   },
   keys: {
+    id: 'ID',
+    allTitle: 'All API keys',
+    emptyAll: 'No keys match',
     title: 'API keys',
     create: 'Create key',
     createTitle: 'New API key',

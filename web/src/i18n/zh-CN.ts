@@ -8,6 +8,7 @@ const zhCN = {
     toggleMenu: '展开或收起菜单',
   },
   nav: {
+    allKeys: '全部 API 密钥',
     dashboard: '控制台',
     keys: 'API 密钥',
     logs: '使用日志',
@@ -107,6 +108,9 @@ const zhCN = {
     noUsage: '近 30 天没有用量。创建一个 API 密钥并发起调用吧。',
   },
   keys: {
+    id: 'ID',
+    allTitle: '全部 API 密钥',
+    emptyAll: '没有符合条件的密钥',
     title: 'API 密钥',
     create: '创建密钥',
     createTitle: '新建 API 密钥',
