@@ -1,0 +1,81 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderWithProviders } from '../../test/render';
+import { LogsView } from './LogsView';
+
+function log(id: number) {
+  return {
+    id,
+    request_id: `req-${id}`,
+    created_at: '2026-11-29T10:00:00Z',
+    user_id: 2,
+    username: 'ann',
+    token_id: 1,
+    token_name: 'ci',
+    channel_id: 1,
+    channel_name: 'main',
+    model: `model-${id}`,
+    upstream_model: `model-${id}`,
+    stream: false,
+    prompt_tokens: 10,
+    completion_tokens: 20,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    cost: 50,
+    price: { input: '1', output: '2', cache_read: '0', cache_write: '0', per_call: '0' },
+    group_ratio: '1',
+    status: 'success',
+    http_status: 200,
+    error_class: '',
+    error: '',
+    elapsed_ms: 120,
+    first_byte_ms: 80,
+    client_ip: '127.0.0.1',
+    attempts: [{ channel_id: 1, key_index: 0, class: '', latency_ms: 110 }],
+  };
+}
+
+let fetchMock: ReturnType<typeof vi.fn>;
+
+beforeEach(() => {
+  fetchMock = vi.fn(async (url: string) => {
+    const u = new URL(url, 'http://x');
+    if (u.pathname === '/api/logs') {
+      const page = u.searchParams.get('cursor') === '5' ? { items: [log(4)], next_cursor: 0 } : { items: [log(6), log(5)], next_cursor: 5 };
+      return new Response(JSON.stringify(page), { status: 200 });
+    }
+    return new Response(JSON.stringify({ items: [], total: 0 }), { status: 200 });
+  });
+  vi.stubGlobal('fetch', fetchMock);
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('LogsView', () => {
+  it('loads more with the cursor and shows cost and latency', async () => {
+    renderWithProviders(<LogsView />);
+    expect(await screen.findByText('model-6')).toBeInTheDocument();
+    expect(screen.getAllByText('$0.000050')).toHaveLength(2);
+    expect(screen.getAllByText('120 ms').length).toBeGreaterThan(0);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Load more' }));
+    expect(await screen.findByText('model-4')).toBeInTheDocument();
+    expect(await screen.findByText('No more records')).toBeInTheDocument();
+    const cursors = fetchMock.mock.calls
+      .map(([url]) => new URL(url as string, 'http://x'))
+      .filter((u) => u.pathname === '/api/logs')
+      .map((u) => u.searchParams.get('cursor'));
+    expect(cursors).toEqual([null, '5']);
+  });
+
+  it('opens the detail drawer with the price breakdown', async () => {
+    renderWithProviders(<LogsView />);
+    fireEvent.click(await screen.findByText('model-6'));
+    const detail = await screen.findByTestId('log-detail');
+    expect(within(detail).getByText('req-6')).toBeInTheDocument();
+    expect(within(detail).getByText('80 ms')).toBeInTheDocument();
+    expect(screen.getByText('$1.00 / 1M tokens')).toBeInTheDocument();
+    expect(screen.getByText('$2.00 / 1M tokens')).toBeInTheDocument();
+    expect(screen.getByTestId('log-detail-cost')).toHaveTextContent('$0.000050');
+  });
+});
