@@ -165,7 +165,9 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			h := c.Writer.Header()
 			h.Set("X-Tollgate-Channel", strconv.FormatInt(ch.ID, 10))
 			h.Set("X-Tollgate-Attempt", strconv.Itoa(len(st.attempts)+1))
-			h.Set("X-Tollgate-Sticky", stickyNote(ch))
+			if note := stickyNote(ch); note != "" {
+				h.Set("X-Tollgate-Sticky", note)
+			}
 		}
 		began := time.Now()
 		end := r.Health.Begin(ch.ID, k)

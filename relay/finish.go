@@ -43,7 +43,11 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 		out.meter = meter.New(rq.ep)
 	}
 	ctx := fin.ctx
-	rq.awaitReserve()
+	if rq.awaitReserve() != nil {
+		// The overlapped reservation was refused: the client got a 402 like any refused request, the upstream
+		// call was cancelled before anything came back, nothing is held. Refusals have no usage row.
+		return
+	}
 	if r.Headroom != nil && rq.billable() {
 		defer r.Headroom.Refresh(ctx, r, rq)
 	}

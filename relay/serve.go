@@ -90,6 +90,11 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 	}
 	cands := r.candidates(who.group, rq)
 	price, priced := r.Pricing.Lookup(rq.model)
+	if len(cands) == 0 && priced && r.Channels.Snapshot().Known(who.group, rq.model) {
+		// The model exists for this caller, but every channel serving it is disabled right now.
+		fail(c, rq.proto, newErr(http.StatusServiceUnavailable, "no_channel", rq.model))
+		return
+	}
 	if len(cands) == 0 || !priced {
 		fail(c, rq.proto, newErr(http.StatusNotFound, "model_not_found", rq.model))
 		return

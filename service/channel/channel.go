@@ -68,7 +68,12 @@ func (c *Channel) PickKey(rnd func(int) int, skip func(int) bool) (int, bool) {
 type Snapshot struct {
 	ByID  map[int64]*Channel
 	index map[string]map[string][]*Channel // group → model → enabled channels, priority desc
+	known map[string]bool                  // group + "\x00" + model served by any channel, enabled or not
 }
+
+// Known reports whether any channel of the group lists the model, even a disabled one (the model exists
+// for the caller but is unavailable right now).
+func (s *Snapshot) Known(group, model string) bool { return s.known[group+"\x00"+model] }
 
 // Route returns the enabled channels serving model for group, highest priority first.
 func (s *Snapshot) Route(group, model string) []*Channel { return s.index[group][model] }
@@ -100,7 +105,7 @@ func (s *Service) OnLoad(fn func(*Snapshot)) { s.onLoad = fn }
 // New builds the service; call Load before serving.
 func New(store *model.Store, b bus.Bus, keys *secret.Keyring, a *audit.Log) *Service {
 	s := &Service{store: store, bus: b, keys: keys, audit: a}
-	s.snap.Store(&Snapshot{ByID: map[int64]*Channel{}, index: map[string]map[string][]*Channel{}})
+	s.snap.Store(&Snapshot{ByID: map[int64]*Channel{}, index: map[string]map[string][]*Channel{}, known: map[string]bool{}})
 	b.Subscribe(Topic, func(bus.Message) {
 		if err := s.Load(context.Background()); err != nil {
 			slog.Error("reload channels", "err", err)
@@ -118,7 +123,7 @@ func (s *Service) Load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load channels: %w", err)
 	}
-	next := &Snapshot{ByID: make(map[int64]*Channel, len(rows)), index: map[string]map[string][]*Channel{}}
+	next := &Snapshot{ByID: make(map[int64]*Channel, len(rows)), index: map[string]map[string][]*Channel{}, known: map[string]bool{}}
 	for i := range rows {
 		c := &Channel{Channel: rows[i], models: map[string]bool{}}
 		for _, sealed := range rows[i].KeysCipher.V {
@@ -133,6 +138,11 @@ func (s *Service) Load(ctx context.Context) error {
 			c.models[m] = true
 		}
 		next.ByID[c.ID] = c
+		for _, g := range c.Groups.V {
+			for m := range c.models {
+				next.known[g+"\x00"+m] = true
+			}
+		}
 		if c.Status != model.StatusEnabled {
 			continue
 		}
