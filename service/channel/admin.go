@@ -113,6 +113,31 @@ func cleanList(field string, in []string, max, maxLen int) ([]string, error) {
 	return out, nil
 }
 
+// unmask replaces masked keys sent back unchanged with the stored keys they stand for, before duplicates are
+// dropped: several stored keys can share one mask (same head and tail), so each stored key stands for one
+// masked entry, in order. A mask that matches no stored key is left masked (and refused by the caller).
+func unmask(in, old []string) []string {
+	used := make([]bool, len(old))
+	out := make([]string, len(in))
+	for i, k := range in {
+		out[i] = k
+		k = strings.TrimSpace(k)
+		if !strings.Contains(k, "****") {
+			continue
+		}
+		match := -1
+		for j, o := range old {
+			if secret.Mask(o) == k && (match < 0 || (used[match] && !used[j])) {
+				match = j
+			}
+		}
+		if match >= 0 {
+			out[i], used[match] = old[match], true
+		}
+	}
+	return out
+}
+
 // apply validates in and writes it onto row; keys holds the clear keys (masked entries keep the old key).
 func (s *Service) apply(row *model.Channel, old []string, in Input) error {
 	if in.Type != nil {
@@ -138,23 +163,14 @@ func (s *Service) apply(row *model.Channel, old []string, in Input) error {
 		row.BaseURL = strings.TrimRight(u.String(), "/")
 	}
 	if in.Keys != nil {
-		keys, err := cleanList("keys", *in.Keys, 1000, 1024)
+		keys, err := cleanList("keys", unmask(*in.Keys, old), 1000, 1024)
 		if err != nil {
 			return err
 		}
 		sealed := make([]string, 0, len(keys))
 		for _, k := range keys {
-			if strings.Contains(k, "****") { // a masked key sent back unchanged: keep the stored one
-				found := false
-				for _, o := range old {
-					if secret.Mask(o) == k {
-						k, found = o, true
-						break
-					}
-				}
-				if !found {
-					return apperr.Field("keys", "a masked key does not match any stored key")
-				}
+			if strings.Contains(k, "****") {
+				return apperr.Field("keys", "a masked key does not match any stored key")
 			}
 			enc, err := s.keys.Encrypt(k)
 			if err != nil {
