@@ -126,7 +126,8 @@ func (s *Store) LogStatsByModel(ctx context.Context, f LogFilter) ([]LogRow, err
 
 // LogStatsByDay sums logs per UTC day.
 func (s *Store) LogStatsByDay(ctx context.Context, f LogFilter) ([]LogRow, error) {
-	day := "DATE(created_at)"
+	// DATE() would come back from MySQL as a time (parseTime) and render as "2026-01-02T00:00:00Z": format it.
+	day := "DATE_FORMAT(created_at, '%Y-%m-%d')"
 	if s.Kind == "sqlite" {
 		day = "substr(created_at, 1, 10)"
 	}
