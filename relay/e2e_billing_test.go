@@ -306,12 +306,14 @@ func TestBilling_ThousandMixedConcurrentRequestsAddUp(t *testing.T) {
 			t.Fatalf("request %d (%s) answered %d: %s", i, r.kind, r.status, r.body)
 		}
 	}
-	rows := w.waitLogs(len(admitted))
+	waitFor(t, "a log row for every admitted request", func() bool { return len(w.logs()) >= len(admitted) })
+	rows := w.logs()
 	seen := map[string]bool{}
 	for _, l := range rows {
 		r, ok := admitted[l.RequestID]
 		if !ok || seen[l.RequestID] {
-			t.Fatalf("log row %s is not one of the admitted requests, or is twice there", l.RequestID)
+			t.Fatalf("log row %s (http %d, status %s, class %q, error %q, cost %d) is not one of the admitted requests, or is twice there",
+				l.RequestID, l.HTTPStatus, l.Status, l.ErrorClass, l.Error, l.Cost)
 		}
 		seen[l.RequestID] = true
 		checkRowCost(t, r, l)
