@@ -141,6 +141,10 @@ func TestAdmin_ChannelsValidateAndNeverShowKeys(t *testing.T) {
 	}
 
 	noClearKeys(t, "audit log", s.root.Do("GET", "/api/admin/audit?size=100", nil).Body, k1, k2, k3)
+	if r = s.root.Do("GET", path+"/health", nil); r.Status != http.StatusOK {
+		t.Fatalf("channel health: %d %s", r.Status, r.Body)
+	}
+	noClearKeys(t, "channel health", r.Body, k1, k2, k3)
 	if r = s.root.Do("DELETE", path, nil); r.Status != http.StatusNoContent {
 		t.Fatalf("delete: %d %s", r.Status, r.Body)
 	}
