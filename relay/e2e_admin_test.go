@@ -359,9 +359,9 @@ func TestAdmin_LogsFilterPaginateStayPrivateAndSum(t *testing.T) {
 	var st struct {
 		Totals struct{ Requests, Cost, PromptTokens, CompletionTokens int64 } `json:"totals"`
 		Days   []struct {
-			Date               string `json:"date"`
-			Requests, Cost     int64
-			PromptTokens       int64 `json:"prompt_tokens"`
+			Date           string `json:"date"`
+			Requests, Cost int64
+			PromptTokens   int64 `json:"prompt_tokens"`
 		} `json:"days"`
 		Models []struct {
 			Model          string `json:"model"`
