@@ -11,6 +11,7 @@ import (
 	"tollgate/service/apperr"
 	"tollgate/service/channel"
 	"tollgate/service/health"
+	"tollgate/service/secret"
 )
 
 // ChannelTester runs channel tests (implemented by the relay's prober).
@@ -138,7 +139,16 @@ func (h *Channels) Health(c *gin.Context) {
 		return
 	}
 	snap := h.HealthOf.Snapshot(ch.ID, len(ch.Keys))
-	out := gin.H{"state": snap.State, "cooldown_until": snap.CooldownUntil, "trips": snap.Trips, "keys": snap.Keys,
+	keys := make([]gin.H, len(snap.Keys))
+	for i, k := range snap.Keys {
+		masked := ""
+		if k.Index >= 0 && k.Index < len(ch.Keys) {
+			masked = secret.Mask(ch.Keys[k.Index])
+		}
+		keys[i] = gin.H{"index": k.Index, "masked": masked, "state": k.State, "cooldown_until": k.CooldownUntil,
+			"last_error": k.LastError, "metrics": k.Metrics}
+	}
+	out := gin.H{"state": snap.State, "cooldown_until": snap.CooldownUntil, "trips": snap.Trips, "keys": keys,
 		"metrics": snap.Metrics, "unsupported_models": snap.UnsupportedModels, "status": ch.Status}
 	if ch.Status != model.StatusEnabled {
 		out["state"] = "disabled"

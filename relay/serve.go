@@ -77,7 +77,11 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 		return
 	}
 	f := gjson.GetManyBytes(rq.body, "model", "stream", "max_tokens", "max_completion_tokens", "max_output_tokens", "stream_options.include_usage")
-	if f[0].Type != gjson.String || f[0].String() == "" {
+	if f[0].Exists() && f[0].Type != gjson.String {
+		fail(c, rq.proto, newErr(http.StatusBadRequest, "validation_failed", "model", "must be a string"))
+		return
+	}
+	if f[0].String() == "" {
 		fail(c, rq.proto, newErr(http.StatusBadRequest, "model_required"))
 		return
 	}
