@@ -25,5 +25,7 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     css: false,
+    // antd under jsdom is slow on a busy 2-core machine; generous limits keep the suite from flaking.
+    testTimeout: 30_000,
   },
 });

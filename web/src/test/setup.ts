@@ -1,6 +1,8 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+
+configure({ asyncUtilTimeout: 10_000 });
 
 // antd's responsive grid and Sider read matchMedia, which jsdom does not have.
 Object.defineProperty(window, 'matchMedia', {

@@ -57,8 +57,7 @@ describe('KeysPage', () => {
     const post = fetchMock.mock.calls.find(([, init]) => init?.method === 'POST');
     expect(JSON.parse(post![1].body)).toMatchObject({ name: 'ci', unlimited: true });
 
-    const dialog = screen.getByRole('dialog');
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Done' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Done' }));
     const table = screen.getByRole('table');
     await waitFor(() => expect(within(table).getByText('sk-abcd****IJKL')).toBeInTheDocument());
     expect(within(table).queryByText(created.key)).not.toBeInTheDocument();
