@@ -19,6 +19,7 @@ type Meter struct {
 	present bool
 	outSeen bool // output tokens came from the upstream
 	text    strings.Builder
+	body    []byte // a non-stream body whose text is not extracted yet
 }
 
 // New returns a meter for an endpoint.
@@ -31,18 +32,32 @@ func (m *Meter) Usage() (pricing.Usage, bool) { return m.usage, m.present }
 func (m *Meter) OutputReported() bool { return m.outSeen }
 
 // Text is the generated text seen so far (for local counting when usage is missing).
-func (m *Meter) Text() string { return m.text.String() }
+func (m *Meter) Text() string {
+	if m.body != nil {
+		m.bodyText(m.body)
+		m.body = nil
+	}
+	return m.text.String()
+}
 
-// Body meters a complete non-stream JSON body.
+// Body meters a complete non-stream JSON body. Its text is extracted only if Text is asked for (when the
+// upstream reported no usage), so a normal answer costs one lookup of "usage".
 func (m *Meter) Body(body []byte) {
+	m.body = body
+	if adaptor.ProtocolOf(m.ep) == adaptor.Anthropic {
+		m.anthropicUsage(gjson.GetBytes(body, "usage"), true)
+	} else {
+		m.openAIUsage(gjson.GetBytes(body, "usage"))
+	}
+}
+
+func (m *Meter) bodyText(body []byte) {
 	switch adaptor.ProtocolOf(m.ep) {
 	case adaptor.Anthropic:
-		m.anthropicUsage(gjson.GetBytes(body, "usage"), true)
 		for _, c := range gjson.GetBytes(body, "content").Array() {
 			m.text.WriteString(c.Get("text").String())
 		}
 	default:
-		m.openAIUsage(gjson.GetBytes(body, "usage"))
 		if m.ep == adaptor.Responses {
 			m.text.WriteString(gjson.GetBytes(body, "output_text").String())
 			gjson.GetBytes(body, "output.#.content.#.text").ForEach(func(_, v gjson.Result) bool {

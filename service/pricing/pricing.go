@@ -20,6 +20,8 @@ import (
 // Topic is the bus topic of price changes.
 const Topic = "price"
 
+var one = decimal.NewFromInt(1)
+
 // UnitsPerUSD is how many quota units make one US dollar.
 const UnitsPerUSD = 1_000_000
 
@@ -42,12 +44,20 @@ func Cost(p Price, ratio decimal.Decimal, u Usage) int64 {
 	if !p.PerCall.IsZero() {
 		sum = p.PerCall.Mul(decimal.NewFromInt(UnitsPerUSD))
 	} else {
-		sum = p.Input.Mul(decimal.NewFromInt(u.Input)).
-			Add(p.Output.Mul(decimal.NewFromInt(u.Output))).
-			Add(p.CacheRead.Mul(decimal.NewFromInt(u.CacheRead))).
-			Add(p.CacheWrite.Mul(decimal.NewFromInt(u.CacheWrite)))
+		// Zero terms are skipped: decimal arithmetic allocates, and most requests have no cache tokens.
+		for _, t := range [4]struct {
+			price  decimal.Decimal
+			tokens int64
+		}{{p.Input, u.Input}, {p.Output, u.Output}, {p.CacheRead, u.CacheRead}, {p.CacheWrite, u.CacheWrite}} {
+			if t.tokens != 0 && !t.price.IsZero() {
+				sum = sum.Add(t.price.Mul(decimal.NewFromInt(t.tokens)))
+			}
+		}
 	}
-	return sum.Mul(ratio).Round(0).IntPart()
+	if !ratio.Equal(one) {
+		sum = sum.Mul(ratio)
+	}
+	return sum.Round(0).IntPart()
 }
 
 // Breakdown renders a price for a usage log.

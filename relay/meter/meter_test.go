@@ -1,0 +1,78 @@
+package meter
+
+import (
+	"testing"
+
+	"tollgate/relay/adaptor"
+	"tollgate/service/pricing"
+)
+
+func TestBody_ReadsEachProtocolsUsage(t *testing.T) {
+	cases := []struct {
+		name string
+		ep   adaptor.Endpoint
+		body string
+		want pricing.Usage
+		text string
+	}{
+		{"openai chat with cached prompt", adaptor.ChatCompletions,
+			`{"choices":[{"message":{"content":"hi there"}}],"usage":{"prompt_tokens":100,"completion_tokens":7,"prompt_tokens_details":{"cached_tokens":60}}}`,
+			pricing.Usage{Input: 40, CacheRead: 60, Output: 7}, "hi there"},
+		{"embeddings", adaptor.Embeddings, `{"data":[],"usage":{"prompt_tokens":12,"total_tokens":12}}`, pricing.Usage{Input: 12}, ""},
+		{"responses", adaptor.Responses, `{"output_text":"yo","usage":{"input_tokens":9,"output_tokens":3,"input_tokens_details":{"cached_tokens":4}}}`,
+			pricing.Usage{Input: 5, CacheRead: 4, Output: 3}, "yo"},
+		{"anthropic", adaptor.Messages, `{"content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":5,"cache_creation_input_tokens":2}}`,
+			pricing.Usage{Input: 10, Output: 20, CacheRead: 5, CacheWrite: 2}, "ok"},
+	}
+	for _, tc := range cases {
+		m := New(tc.ep)
+		m.Body([]byte(tc.body))
+		u, ok := m.Usage()
+		if !ok || u != tc.want || !m.OutputReported() && tc.ep != adaptor.Embeddings {
+			t.Errorf("%s: usage %+v ok=%v, want %+v", tc.name, u, ok, tc.want)
+		}
+		if got := m.Text(); got != tc.text {
+			t.Errorf("%s: text %q want %q", tc.name, got, tc.text)
+		}
+	}
+	m := New(adaptor.ChatCompletions)
+	m.Body([]byte(`{"choices":[{"message":{"content":"no usage"}}]}`))
+	if _, ok := m.Usage(); ok || m.Text() != "no usage" {
+		t.Fatal("a body without usage reports none and keeps its text for local counting")
+	}
+}
+
+func TestEvent_OpenAIUsageOnlyChunkIsRecognised(t *testing.T) {
+	m := New(adaptor.ChatCompletions)
+	if m.Event("", []byte(`{"choices":[{"delta":{"content":"a"}}],"usage":null}`)) {
+		t.Fatal("a content chunk is not usage-only")
+	}
+	if !m.Event("", []byte(`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}}`)) {
+		t.Fatal("the empty-choices usage chunk is usage-only")
+	}
+	if u, ok := m.Usage(); !ok || u.Input != 3 || u.Output != 1 || m.Text() != "a" {
+		t.Fatalf("usage %+v text %q", u, m.Text())
+	}
+}
+
+func TestEvent_AnthropicStartThenDelta(t *testing.T) {
+	m := New(adaptor.Messages)
+	m.Event("message_start", []byte(`{"type":"message_start","message":{"usage":{"input_tokens":11,"output_tokens":1}}}`))
+	if m.OutputReported() {
+		t.Fatal("message_start's output count is a placeholder")
+	}
+	m.Event("content_block_delta", []byte(`{"type":"content_block_delta","delta":{"type":"text_delta","text":"hey"}}`))
+	m.Event("message_delta", []byte(`{"type":"message_delta","usage":{"output_tokens":6}}`))
+	if u, _ := m.Usage(); u.Input != 11 || u.Output != 6 || !m.OutputReported() || m.Text() != "hey" {
+		t.Fatalf("usage %+v text %q", u, m.Text())
+	}
+}
+
+func TestEvent_ResponsesCompleted(t *testing.T) {
+	m := New(adaptor.Responses)
+	m.Event("response.output_text.delta", []byte(`{"type":"response.output_text.delta","delta":"x"}`))
+	m.Event("response.completed", []byte(`{"type":"response.completed","response":{"usage":{"input_tokens":4,"output_tokens":2}}}`))
+	if u, ok := m.Usage(); !ok || u.Input != 4 || u.Output != 2 || m.Text() != "x" {
+		t.Fatalf("usage %+v", u)
+	}
+}
