@@ -122,7 +122,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		}
 		a.Cache = cache.NewRedis(a.redis, opt.RedisPrefix)
 		a.Bus = bus.NewRedis(a.redis, opt.RedisPrefix, 2*time.Second)
-		a.Ledger = ledger.NewRedis(a.redis, opt.RedisPrefix+"l:", a.Store, ledger.WithSettledTTL(time.Hour))
+		rl := ledger.NewRedis(a.redis, opt.RedisPrefix+"l:", a.Store, ledger.WithSettledTTL(time.Hour))
+		a.closers = append(a.closers, rl.StartSettleBatcher().Close)
+		a.Ledger = rl
 	}
 	a.Audit = audit.New(a.Store)
 	a.Settings = setting.New(a.Store, a.Bus)

@@ -92,6 +92,15 @@ func eachBackend(t *testing.T, fn func(t *testing.T, newLedger factory)) {
 		t.Parallel()
 		fn(t, newRedisLedger)
 	})
+	t.Run("redis-batched", func(t *testing.T) {
+		t.Parallel()
+		fn(t, func(t *testing.T, l Loader, opts ...Option) Ledger {
+			r := newRedisLedger(t, l, opts...).(*Redis)
+			b := r.StartSettleBatcher()
+			t.Cleanup(func() { _ = b.Close(context.Background()) })
+			return r
+		})
+	})
 }
 
 var (

@@ -22,10 +22,11 @@ const maxLoadRounds = 5
 // hot path, EVALSHA with EVAL fallback), so Reserve is atomic on both accounts and Settle is idempotent.
 // The key layout is documented in redis_scripts.go.
 type Redis struct {
-	rdb    redis.UniversalClient
-	prefix string
-	loader Loader
-	cfg    config
+	rdb     redis.UniversalClient
+	prefix  string
+	loader  Loader
+	cfg     config
+	batcher *SettleBatcher // non-nil: Settle is pipelined with its neighbours
 }
 
 var _ Ledger = (*Redis)(nil)
@@ -130,6 +131,14 @@ func (r *Redis) Settle(ctx context.Context, reqID string, actual int64) (Settlem
 	if err := validateSettle(reqID, actual); err != nil {
 		return Settlement{}, err
 	}
+	if r.batcher != nil {
+		return r.batcher.settle(ctx, reqID, actual)
+	}
+	return r.settleOne(ctx, reqID, actual)
+}
+
+// settleOne settles one request in its own round trip, loading accounts from SQL when Redis lost them.
+func (r *Redis) settleOne(ctx context.Context, reqID string, actual int64) (Settlement, error) {
 	keys := []string{r.prefix + "hold:" + reqID}
 	for range maxLoadRounds {
 		res, err := settleScript.Run(ctx, r.rdb, keys,
