@@ -177,7 +177,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		o := health.Outcome{ChannelID: ch.ID, Key: k, Model: rq.model, Latency: time.Since(began), Probe: probe}
 		if f == nil || out.delivered {
 			a.Class, a.Status = string(out.class), out.status
-			o.Class, o.Status, o.FirstByte = health.Class(out.class), out.status, out.firstByte
+			o.Class, o.Status, o.FirstByte = out.class, out.status, out.firstByte
 			r.Health.Record(o)
 			out.attempts = append(st.attempts, a)
 			out.sticky = stickyNote(ch)
@@ -187,7 +187,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			return out
 		}
 		a.Class, a.Status = string(f.class), f.status
-		o.Class, o.Status, o.RetryAfter, o.Err = health.Class(f.class), f.status, f.retryAfter, f.message()
+		o.Class, o.Status, o.RetryAfter, o.Err = f.class, f.status, f.retryAfter, f.message()
 		r.Health.Record(o)
 		if f.class == ClassAuth || f.class == ClassUpstreamQuota {
 			r.maybeAutoDisable(ch)
@@ -197,7 +197,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		if channelLevel(f.class) {
 			st.skip[ch.ID] = true
 		}
-		if !f.class.Retryable() || st.budget <= 0 {
+		if !retryable(f.class) || st.budget <= 0 {
 			break
 		}
 		st.budget--

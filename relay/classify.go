@@ -11,30 +11,31 @@ import (
 	"syscall"
 	"time"
 
+	"tollgate/service/health"
 	"tollgate/service/setting"
 )
 
-// Class is what kind of failure an upstream attempt met; it decides retry and (with the health issue)
-// what the channel and key suffer.
-type Class string
+// Class is what kind of failure an upstream attempt met; it decides retry here and what the channel and
+// key suffer in service/health, which owns the names.
+type Class = health.Class
 
-// Failure classes.
+// Failure classes (health's names; ClassNone is a success).
 const (
-	ClassNone             Class = ""
-	ClassRateLimited      Class = "rate_limited"
-	ClassAuth             Class = "auth"
-	ClassUpstreamQuota    Class = "upstream_quota"
-	ClassServer           Class = "server"
-	ClassTimeout          Class = "timeout"
-	ClassReset            Class = "reset"
-	ClassClient           Class = "client"
-	ClassModelUnsupported Class = "model_unsupported"
-	ClassBadReply         Class = "bad_reply"
-	ClassCanceled         Class = "canceled" // the client went away
+	ClassNone             = health.ClassSuccess
+	ClassRateLimited      = health.ClassRateLimited
+	ClassAuth             = health.ClassAuth
+	ClassUpstreamQuota    = health.ClassUpstreamQuota
+	ClassServer           = health.ClassServer
+	ClassTimeout          = health.ClassTimeout
+	ClassReset            = health.ClassReset
+	ClassClient           = health.ClassClient
+	ClassModelUnsupported = health.ClassModelUnsupported
+	ClassBadReply         = health.ClassBadReply
+	ClassCanceled         = health.ClassCanceled
 )
 
-// Retryable says whether another channel or key may succeed where this one failed.
-func (c Class) Retryable() bool { return c != ClassClient && c != ClassCanceled && c != ClassNone }
+// retryable says whether another channel or key may succeed where this attempt failed.
+func retryable(c Class) bool { return c != ClassClient && c != ClassCanceled && c != ClassNone }
 
 // failure is one failed attempt.
 type failure struct {

@@ -51,7 +51,7 @@ func TestClassifyStatus_RulesThenStatusThenKeywords(t *testing.T) {
 func TestClass_RetryPolicy(t *testing.T) {
 	for c, want := range map[Class]bool{ClassServer: true, ClassTimeout: true, ClassReset: true, ClassRateLimited: true,
 		ClassAuth: true, ClassBadReply: true, ClassModelUnsupported: true, ClassClient: false, ClassCanceled: false} {
-		if c.Retryable() != want {
+		if retryable(c) != want {
 			t.Errorf("%s retryable = %v", c, !want)
 		}
 	}

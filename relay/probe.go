@@ -95,7 +95,7 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 		}
 	} else {
 		res.ErrorClass, res.Error = string(f.class), f.message()
-		r.Health.Record(health.Outcome{ChannelID: ch.ID, Key: key, Model: modelName, Class: health.Class(f.class),
+		r.Health.Record(health.Outcome{ChannelID: ch.ID, Key: key, Model: modelName, Class: f.class,
 			Status: f.status, Latency: time.Since(start), RetryAfter: f.retryAfter, Probe: true, Err: f.message()})
 	}
 	r.logTest(ch, res, actorID)
