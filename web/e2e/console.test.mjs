@@ -162,11 +162,11 @@ describe('admin: create a channel, test it, see its health', () => {
     await withScreenshot(page, 'flow2-fetch-models', async () => {
       await rowWith(page, name).getByRole('button', { name: /^edit$/i }).click();
       await page.getByTestId('fetch-models').click();
-      await page.locator('.ant-message-success', { hasText: /fetched 2 models/i }).waitFor();
+      await page.locator('.ant-message-success', { hasText: /fetched 2 models/i }).last().waitFor();
       await page.getByTestId('add-fetched-models').click();
       await page.locator('.ant-drawer-open .ant-select-selection-item', { hasText: 'gpt-4o' }).first().waitFor();
       await page.getByTestId('channel-submit').click();
-      await page.locator('.ant-message-success', { hasText: /saved/i }).waitFor();
+      await page.locator('.ant-message-success', { hasText: /saved/i }).last().waitFor();
       await rowWith(page, name).getByText('2 models').waitFor();
     });
   });
@@ -181,7 +181,7 @@ describe('admin: create a channel, test it, see its health', () => {
       const row = rowWith(page, name);
       const before = upstream.requests.length;
       await row.getByRole('button', { name: /^test$/i }).click();
-      await page.locator('.ant-message-success', { hasText: name }).waitFor();
+      await page.locator('.ant-message-success', { hasText: name }).last().waitFor();
       assert.ok(upstream.requests.length > before, 'the test reached the upstream');
       await eventually(async () => (await row.getByTestId('health-state').innerText()).trim() === 'Healthy', {
         what: 'the health tag to read Healthy',
@@ -228,8 +228,8 @@ describe('language switch', () => {
         await error.waitFor();
         assert.match(await error.innerText(), /[\u4e00-\u9fff]/, 'the server answers in Chinese when the UI is Chinese');
         await signIn(page, 'root', ROOT_PASSWORD);
-        await page.locator('.ant-menu').getByText('API 密钥').waitFor();
-        await page.locator('.ant-menu').getByText('渠道').waitFor();
+        await page.locator('.ant-menu').getByText('API 密钥', { exact: true }).waitFor();
+        await page.locator('.ant-menu').getByText('渠道', { exact: true }).waitFor();
         assert.equal(await page.locator('html').getAttribute('lang'), 'zh-CN');
       });
     } finally {
@@ -253,7 +253,7 @@ describe('phone width', () => {
           assert.ok(width <= 391, `${path} is ${width}px wide on a 390px screen`);
         }
         await page.getByRole('button', { name: 'Toggle menu' }).click();
-        await page.locator('.ant-menu').getByText('API keys').click();
+        await page.locator('.ant-menu').getByText('API keys', { exact: true }).click();
         await page.waitForURL(/\/console\/keys$/);
         await page.getByTestId('create-key').waitFor();
       });
