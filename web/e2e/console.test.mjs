@@ -3,13 +3,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startFakeUpstream } from './fakeUpstream.mjs';
-import { apiAs, eventually, openBrowser, ROOT_PASSWORD, routeExists, startTollgate, withScreenshot } from './harness.mjs';
+import {
+  apiAs,
+  eventually,
+  openBrowser,
+  resetArtifacts,
+  ROOT_PASSWORD,
+  routeExists,
+  startTollgate,
+  withScreenshot,
+} from './harness.mjs';
 
 const MODEL = 'gpt-4o-mini';
 let tollgate;
 let upstream;
 
 before(async () => {
+  resetArtifacts();
   upstream = await startFakeUpstream();
   tollgate = await startTollgate();
 });

@@ -25,6 +25,12 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** Empties e2e/artifacts so it holds only this run's failures and server log. */
+export function resetArtifacts() {
+  rmSync(ARTIFACTS, { recursive: true, force: true });
+  mkdirSync(ARTIFACTS, { recursive: true });
+}
+
 export function freePort() {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
