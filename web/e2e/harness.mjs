@@ -82,6 +82,17 @@ export async function startTollgate() {
   child.stdout.pipe(log);
   child.stderr.pipe(log);
   let exited = null;
+  // Never leave the server behind, even when this process dies before the after() hooks run.
+  const killChild = () => {
+    if (!exited) child.kill('SIGKILL');
+  };
+  process.once('exit', killChild);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(signal, () => {
+      killChild();
+      process.exit(1);
+    });
+  }
   child.on('exit', (code, signal) => {
     exited = { code, signal };
   });
