@@ -65,7 +65,7 @@ func (s *Store) ListChannels(ctx context.Context, f ChannelFilter) ([]Channel, e
 	q := s.DB.WithContext(ctx).Model(&Channel{})
 	if f.Query != "" {
 		like := "%" + escapeLike(f.Query) + "%"
-		q = q.Where("name LIKE ? OR base_url LIKE ?", like, like)
+		q = q.Where("name LIKE ? ESCAPE '!' OR base_url LIKE ? ESCAPE '!'", like, like)
 	}
 	if f.Type != "" {
 		q = q.Where("type = ?", f.Type)

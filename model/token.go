@@ -67,7 +67,7 @@ func (s *Store) ListTokens(ctx context.Context, f TokenFilter, p Page) ([]Token,
 		q = q.Where("user_id = ?", f.UserID)
 	}
 	if f.Query != "" {
-		q = q.Where("name LIKE ?", "%"+escapeLike(f.Query)+"%")
+		q = q.Where("name LIKE ? ESCAPE '!'", "%"+escapeLike(f.Query)+"%")
 	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {

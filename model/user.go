@@ -82,7 +82,7 @@ func (s *Store) ListUsers(ctx context.Context, f UserFilter, p Page) ([]User, in
 	q := s.DB.WithContext(ctx).Model(&User{})
 	if f.Query != "" {
 		like := "%" + escapeLike(f.Query) + "%"
-		q = q.Where("username LIKE ? OR email LIKE ?", like, like)
+		q = q.Where("username LIKE ? ESCAPE '!' OR email LIKE ? ESCAPE '!'", like, like)
 	}
 	if f.Role != "" {
 		q = q.Where("role = ?", f.Role)
@@ -134,6 +134,7 @@ func (s *Store) CountUsersInGroup(ctx context.Context, name string) (int64, erro
 }
 
 func escapeLike(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	// '!' as the escape character works the same in MySQL and SQLite (a backslash does not).
+	r := strings.NewReplacer(`!`, `!!`, `%`, `!%`, `_`, `!_`)
 	return r.Replace(s)
 }

@@ -25,8 +25,12 @@ func New(store *model.Store) *Log { return &Log{store: store} }
 // Record appends an entry; detail is marshalled as JSON. A failed write is logged, not returned: the change
 // it describes already happened.
 func (l *Log) Record(ctx context.Context, a Actor, action, target string, detail any) {
-	b, _ := json.Marshal(detail)
-	e := &model.AuditLog{ActorID: a.ID, ActorName: a.Name, Action: action, Target: target, Detail: string(b), IP: a.IP}
+	var text string
+	if detail != nil {
+		b, _ := json.Marshal(detail)
+		text = string(b)
+	}
+	e := &model.AuditLog{ActorID: a.ID, ActorName: a.Name, Action: action, Target: target, Detail: text, IP: a.IP}
 	if err := l.store.CreateAudit(ctx, e); err != nil {
 		slog.Error("audit write failed", "action", action, "target", target, "err", err)
 	}
