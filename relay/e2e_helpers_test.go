@@ -66,6 +66,8 @@ type chanSpec struct {
 	Priority     int64             `json:"priority"`
 	Weight       int               `json:"weight,omitempty"`
 	ModelMapping map[string]string `json:"model_mapping,omitempty"`
+	KeyStrategy  string            `json:"key_strategy,omitempty"`
+	Timeouts     *model.Timeouts   `json:"timeouts,omitempty"`
 }
 
 var chanSeq atomic.Int64
@@ -148,16 +150,23 @@ func (w *world) user(name string, quota int64) *person {
 		w.t.Fatalf("user %s: %v", name, err)
 	}
 	p := &person{name: name, id: u.ID, c: c}
-	if delta := quota - w.liveBalance(p.id); delta != 0 {
-		r := w.root.Do("POST", fmt.Sprintf("/api/admin/users/%d/quota", p.id), map[string]any{"delta": delta, "reason": "test top-up"})
-		if r.Status != http.StatusOK {
-			w.t.Fatalf("top up %s: %d %s", name, r.Status, r.Body)
-		}
-	}
+	w.topUp(p.id, quota-w.liveBalance(p.id))
 	if got := w.liveBalance(p.id); got != quota {
 		w.t.Fatalf("%s balance after top-up = %d, want %d", name, got, quota)
 	}
 	return p
+}
+
+// topUp moves a user's balance by delta through the admin API.
+func (w *world) topUp(userID, delta int64) {
+	w.t.Helper()
+	if delta == 0 {
+		return
+	}
+	r := w.root.Do("POST", fmt.Sprintf("/api/admin/users/%d/quota", userID), map[string]any{"delta": delta, "reason": "test top-up"})
+	if r.Status != http.StatusOK {
+		w.t.Fatalf("top up %d: %d %s", userID, r.Status, r.Body)
+	}
 }
 
 // apiKey is a created sk- key.
@@ -259,8 +268,22 @@ func (w *world) flush() { w.node.App.Logs.Flush() }
 // Rows of the admin's channel tests and health probes (is_test) are not relayed requests and are left out.
 func (w *world) logs(where ...any) []model.UsageLog {
 	w.t.Helper()
+	return w.logRows(false, where...)
+}
+
+// allLogs is logs with the rows of channel tests and health probes too.
+func (w *world) allLogs(where ...any) []model.UsageLog {
+	w.t.Helper()
+	return w.logRows(true, where...)
+}
+
+func (w *world) logRows(withTests bool, where ...any) []model.UsageLog {
+	w.t.Helper()
 	w.flush()
-	q := w.node.App.Store.DB.Model(&model.UsageLog{}).Where("is_test = ?", false)
+	q := w.node.App.Store.DB.Model(&model.UsageLog{})
+	if !withTests {
+		q = q.Where("is_test = ?", false)
+	}
 	if len(where) > 0 {
 		q = q.Where(where[0], where[1:]...)
 	}
@@ -307,10 +330,12 @@ func newReqID(tag string) string {
 
 // answer is a finished raw relay call.
 type answer struct {
-	status int
-	body   []byte
-	header http.Header
-	reqID  string
+	status  int
+	body    []byte
+	header  http.Header
+	reqID   string
+	elapsed time.Duration // from sending the request to the end of the body
+	events  []sseEvent    // a stream's events, when read by do
 }
 
 // M decodes the body as a JSON object.
@@ -369,6 +394,7 @@ func (w *world) newRequest(ctx context.Context, method, path, key string, body a
 
 func (w *world) tryCall(ctx context.Context, method, path, key string, body any, hdr ...string) (*answer, error) {
 	req, id := w.newRequest(ctx, method, path, key, body, hdr...)
+	start := time.Now()
 	res, err := httpClient.Do(req)
 	if err != nil {
 		return nil, err
@@ -378,7 +404,7 @@ func (w *world) tryCall(ctx context.Context, method, path, key string, body any,
 	if err != nil {
 		return nil, err
 	}
-	return &answer{status: res.StatusCode, body: b, header: res.Header, reqID: id}, nil
+	return &answer{status: res.StatusCode, body: b, header: res.Header, reqID: id, elapsed: time.Since(start)}, nil
 }
 
 // chatBody is a small chat request.
@@ -393,11 +419,14 @@ func chatBody(model string, stream bool, extra ...any) map[string]any {
 	return b
 }
 
-// messagesBody is a small Anthropic Messages request.
-func messagesBody(model string, stream bool) map[string]any {
+// messagesBody is a small Anthropic Messages request; extra is field, value pairs.
+func messagesBody(model string, stream bool, extra ...any) map[string]any {
 	b := map[string]any{"model": model, "max_tokens": 50, "messages": []any{map[string]any{"role": "user", "content": "hi"}}}
 	if stream {
 		b["stream"] = true
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		b[extra[i].(string)] = extra[i+1]
 	}
 	return b
 }
@@ -503,19 +532,25 @@ func anthropicErr(t testing.TB, a *answer, status int, typ string) string {
 	if err := json.Unmarshal(a.body, &e); err != nil || e.Type != "error" || e.Error == nil {
 		t.Fatalf("not an Anthropic error body: %s", a.body)
 	}
-	if e.Error.Message == "" || (typ != "" && e.Error.Type != typ) {
+	if e.Error.Message == "" || e.Error.Type == "" || (typ != "" && e.Error.Type != typ) {
 		t.Fatalf("Anthropic error type = %q, want %q (body %s)", e.Error.Type, typ, a.body)
 	}
 	return e.Error.Message
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// waitFor polls cond until it holds or 10 s pass.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	waitUntil(t, 10*time.Second, what, cond)
+}
+
+// waitUntil polls cond until it holds or the timeout passes.
+func waitUntil(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

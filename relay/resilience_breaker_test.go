@@ -13,19 +13,19 @@ import (
 // the cooldown turns it half open, a failing probe reopens it for longer, and probe successes close it.
 func TestBreaker_OpensHalfOpensReopensAndCloses(t *testing.T) {
 	const base = 3 * time.Second
-	r := newRig(t, withHealth(health.Config{BaseCooldown: base}))
-	flaky, spare := rsFake(t, relaytest.Fail(relaytest.ServerError())), rsFake(t)
-	flakyID := r.addChannel(oaChan(flaky, 10))
-	spareID := r.addChannel(oaChan(spare, 0))
+	r := newResilient(t, withHealth(health.Config{BaseCooldown: base}))
+	flaky, spare := fake(t, relaytest.Fail(relaytest.ServerError())), fake(t)
+	flakyID := r.channel(openaiChannel(flaky).at(10))
+	spareID := r.channel(openaiChannel(spare))
 	failover := fmt.Sprintf("%d:server,%d:ok", flakyID, spareID)
 	direct := fmt.Sprintf("%d:ok", spareID)
 	calls := 0
 	call := func(want string) {
 		t.Helper()
 		calls++
-		a := r.chat(chatReq(false, "prompt_cache_key", fmt.Sprintf("breaker-%d", calls))) // no sticky steering
+		a := r.chat(chatBody(rsModel, false, "prompt_cache_key", fmt.Sprintf("breaker-%d", calls))) // no sticky steering
 		a.mustOK(t)
-		if got := attemptsOf(r.logOf(a)); got != want {
+		if got := attemptsOf(r.logOf(a.reqID)); got != want {
 			t.Fatalf("call %d: attempts %s, want %s", calls, got, want)
 		}
 	}
@@ -62,16 +62,16 @@ func TestBreaker_OpensHalfOpensReopensAndCloses(t *testing.T) {
 	// calls go elsewhere; two probe successes close the breaker.
 	flaky.Reset(relaytest.WithHeaderDelay(700 * time.Millisecond))
 	waitUntil(t, 3*base, "half_open again", func() bool { return r.health(flakyID).State == "half_open" })
-	probeDone := make(chan *rsAnswer, 1)
+	probeDone := make(chan *answer, 1)
 	go func() {
-		probeDone <- r.do("/v1/chat/completions", r.key, chatReq(false, "prompt_cache_key", "breaker-probe"))
+		probeDone <- r.do("/v1/chat/completions", r.key, chatBody(rsModel, false, "prompt_cache_key", "breaker-probe"))
 	}()
 	waitUntil(t, 10*time.Second, "the probe to reach the upstream", func() bool { return flaky.Active() == 1 })
 	call(direct)
 	probe := <-probeDone
 	probe.mustOK(t)
 	calls++
-	if got := attemptsOf(r.logOf(probe)); got != fmt.Sprintf("%d:ok", flakyID) {
+	if got := attemptsOf(r.logOf(probe.reqID)); got != fmt.Sprintf("%d:ok", flakyID) {
 		t.Fatalf("probe attempts %s, want the half-open channel", got)
 	}
 	if st := r.health(flakyID).State; st != "half_open" {

@@ -13,21 +13,21 @@ import (
 // A failing channel is retried on the rest of its own priority tier first: the lower tier sees nothing while
 // a healthy sibling exists, and the log row tells the story attempt by attempt.
 func TestFailover_TriesSameTierBeforeLowerTier(t *testing.T) {
-	r := newRig(t)
-	bad, good, low := rsFake(t, relaytest.Fail(relaytest.ServerError())), rsFake(t), rsFake(t)
-	badSpec := oaChan(bad, 10)
+	r := newResilient(t)
+	bad, good, low := fake(t, relaytest.Fail(relaytest.ServerError())), fake(t), fake(t)
+	badSpec := openaiChannel(bad).at(10)
 	badSpec.Weight = 1000 // nearly always the first pick, so the failover path is what gets exercised
-	badID := r.addChannel(badSpec)
-	goodID := r.addChannel(oaChan(good, 10))
-	lowID := r.addChannel(oaChan(low, 0))
+	badID := r.channel(badSpec)
+	goodID := r.channel(openaiChannel(good).at(10))
+	lowID := r.channel(openaiChannel(low))
 
 	// A distinct session per call: no sticky binding steers the pick, the tiers alone decide.
 	const n = 8
 	failedOver := 0
 	for i := range n {
-		a := r.chat(chatReq(false, "prompt_cache_key", fmt.Sprintf("tiers-%d", i)))
+		a := r.chat(chatBody(rsModel, false, "prompt_cache_key", fmt.Sprintf("tiers-%d", i)))
 		a.mustOK(t)
-		l := r.logOf(a)
+		l := r.logOf(a.reqID)
 		if l.ChannelID != goodID || l.Status != "success" {
 			t.Fatalf("request %d: served by channel %d (%s), want the healthy same-tier channel %d", i, l.ChannelID, l.Status, goodID)
 		}
@@ -52,9 +52,9 @@ func TestFailover_TriesSameTierBeforeLowerTier(t *testing.T) {
 
 	// Only when the whole top tier fails does the lower tier answer.
 	good.Set(relaytest.Fail(relaytest.ServerError()))
-	a := r.chat(chatReq(false, "prompt_cache_key", "tiers-last"))
+	a := r.chat(chatBody(rsModel, false, "prompt_cache_key", "tiers-last"))
 	a.mustOK(t)
-	l := r.logOf(a)
+	l := r.logOf(a.reqID)
 	att := attemptsOf(l)
 	if l.ChannelID != lowID || !strings.Contains(att, fmt.Sprintf("%d:server", goodID)) || !strings.HasSuffix(att, fmt.Sprintf(",%d:ok", lowID)) {
 		t.Fatalf("with the top tier down: channel %d, attempts %s; want the top tier's failures then %d", l.ChannelID, att, lowID)
@@ -71,12 +71,12 @@ func TestFailover_NoRetryAfterFirstStreamedEvent(t *testing.T) {
 	cases := []struct {
 		name, path, chType, model string
 		body                      map[string]any
-		content                   func(rsEvent) (string, bool)
-		isError                   func(rsEvent) bool
+		content                   func(sseEvent) (string, bool)
+		isError                   func(sseEvent) bool
 	}{
 		{
-			name: "openai", path: "/v1/chat/completions", chType: "openai", model: rsModel, body: chatReq(true),
-			content: func(ev rsEvent) (string, bool) {
+			name: "openai", path: "/v1/chat/completions", chType: "openai", model: rsModel, body: chatBody(rsModel, true),
+			content: func(ev sseEvent) (string, bool) {
 				var c struct {
 					Choices []struct {
 						Delta struct {
@@ -89,7 +89,7 @@ func TestFailover_NoRetryAfterFirstStreamedEvent(t *testing.T) {
 				}
 				return *c.Choices[0].Delta.Content, true
 			},
-			isError: func(ev rsEvent) bool {
+			isError: func(ev sseEvent) bool {
 				var e struct {
 					Error *struct{ Message, Type string } `json:"error"`
 				}
@@ -97,8 +97,8 @@ func TestFailover_NoRetryAfterFirstStreamedEvent(t *testing.T) {
 			},
 		},
 		{
-			name: "anthropic", path: "/v1/messages", chType: "anthropic", model: rsClaude, body: msgReq("stream", true),
-			content: func(ev rsEvent) (string, bool) {
+			name: "anthropic", path: "/v1/messages", chType: "anthropic", model: rsClaude, body: messagesBody(rsClaude, true),
+			content: func(ev sseEvent) (string, bool) {
 				var d struct {
 					Delta struct{ Text string } `json:"delta"`
 				}
@@ -107,7 +107,7 @@ func TestFailover_NoRetryAfterFirstStreamedEvent(t *testing.T) {
 				}
 				return d.Delta.Text, true
 			},
-			isError: func(ev rsEvent) bool {
+			isError: func(ev sseEvent) bool {
 				var e struct {
 					Type  string                          `json:"type"`
 					Error *struct{ Type, Message string } `json:"error"`
@@ -118,13 +118,13 @@ func TestFailover_NoRetryAfterFirstStreamedEvent(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t)
-			cut, spare := rsFake(t, relaytest.Fail(relaytest.Reset(2))), rsFake(t)
-			cutSpec, spareSpec := oaChan(cut, 10), oaChan(spare, 0)
+			r := newResilient(t)
+			cut, spare := fake(t, relaytest.Fail(relaytest.Reset(2))), fake(t)
+			cutSpec, spareSpec := openaiChannel(cut).at(10), openaiChannel(spare)
 			cutSpec.Type, spareSpec.Type = tc.chType, tc.chType
 			cutSpec.Models, spareSpec.Models = []string{tc.model}, []string{tc.model}
-			cutID := r.addChannel(cutSpec)
-			r.addChannel(spareSpec)
+			cutID := r.channel(cutSpec)
+			r.channel(spareSpec)
 
 			a := r.do(tc.path, r.key, tc.body)
 			if a.status != http.StatusOK || len(a.events) == 0 {
@@ -148,7 +148,7 @@ func TestFailover_NoRetryAfterFirstStreamedEvent(t *testing.T) {
 			if cut.Count() != 1 || spare.Count() != 0 {
 				t.Fatalf("upstream requests: cut %d, spare %d; want exactly one, no retry", cut.Count(), spare.Count())
 			}
-			l := r.logOf(a)
+			l := r.logOf(a.reqID)
 			if l.ChannelID != cutID || l.ErrorClass != "reset" || l.HTTPStatus != http.StatusOK || len(l.Attempts.V) != 1 {
 				t.Fatalf("log: channel %d class %q http %d attempts %s", l.ChannelID, l.ErrorClass, l.HTTPStatus, attemptsOf(l))
 			}
@@ -165,14 +165,14 @@ func TestFailover_NoRetryAfterFirstStreamedEvent(t *testing.T) {
 // Calls carrying one session id stick to the channel that first served them; when that channel starts
 // failing the next call fails over and the session re-binds to the healthy channel (never glued on a bad one).
 func TestSticky_SessionStaysThenRebindsOnFailure(t *testing.T) {
-	r := newRig(t)
+	r := newResilient(t)
 	ups := map[int64]*relaytest.Upstream{}
 	for range 3 {
-		up := rsFake(t)
-		ups[r.addChannel(oaChan(up, 0))] = up
+		up := fake(t)
+		ups[r.channel(openaiChannel(up))] = up
 	}
-	sess := chatReq(false, "prompt_cache_key", "conversation-42")
-	l := r.logOf(r.chat(sess))
+	sess := chatBody(rsModel, false, "prompt_cache_key", "conversation-42")
+	l := r.logOf(r.chat(sess).reqID)
 	bound := l.ChannelID
 	if l.Sticky != "miss:session" || ups[bound] == nil {
 		t.Fatalf("first call: channel %d sticky %q, want a miss on the session key", bound, l.Sticky)
@@ -181,7 +181,7 @@ func TestSticky_SessionStaysThenRebindsOnFailure(t *testing.T) {
 	for i := 1; i < calls; i++ {
 		a := r.chat(sess)
 		a.mustOK(t)
-		if l := r.logOf(a); l.ChannelID != bound || l.Sticky != "hit:session" {
+		if l := r.logOf(a.reqID); l.ChannelID != bound || l.Sticky != "hit:session" {
 			t.Fatalf("call %d: channel %d sticky %q, want %d hit:session", i, l.ChannelID, l.Sticky, bound)
 		}
 	}
@@ -194,7 +194,7 @@ func TestSticky_SessionStaysThenRebindsOnFailure(t *testing.T) {
 	ups[bound].Set(relaytest.Fail(relaytest.ServerError()))
 	a := r.chat(sess)
 	a.mustOK(t)
-	l = r.logOf(a)
+	l = r.logOf(a.reqID)
 	rebound := l.ChannelID
 	if rebound == bound || !strings.HasPrefix(attemptsOf(l), fmt.Sprintf("%d:server,", bound)) {
 		t.Fatalf("after the bound channel failed: served by %d, attempts %s", rebound, attemptsOf(l))
@@ -202,7 +202,7 @@ func TestSticky_SessionStaysThenRebindsOnFailure(t *testing.T) {
 	for i := range 5 {
 		a := r.chat(sess)
 		a.mustOK(t)
-		l := r.logOf(a)
+		l := r.logOf(a.reqID)
 		if l.ChannelID != rebound || l.Sticky != "hit:session" || len(l.Attempts.V) != 1 {
 			t.Fatalf("call %d after re-binding: channel %d sticky %q attempts %s, want %d hit:session first try",
 				i, l.ChannelID, l.Sticky, attemptsOf(l), rebound)
@@ -216,20 +216,20 @@ func TestSticky_SessionStaysThenRebindsOnFailure(t *testing.T) {
 
 // Claude's metadata.user_id is a session id too.
 func TestSticky_ClaudeUserIDSticks(t *testing.T) {
-	r := newRig(t)
+	r := newResilient(t)
 	ups := map[int64]*relaytest.Upstream{}
 	for range 3 {
-		up := rsFake(t)
-		spec := oaChan(up, 0)
+		up := fake(t)
+		spec := openaiChannel(up)
 		spec.Type, spec.Models = "anthropic", []string{rsClaude}
-		ups[r.addChannel(spec)] = up
+		ups[r.channel(spec)] = up
 	}
-	body := msgReq("metadata", map[string]any{"user_id": "user_0a1b_account__session_77"})
+	body := messagesBody(rsClaude, false, "metadata", map[string]any{"user_id": "user_0a1b_account__session_77"})
 	var bound int64
 	for i := range 6 {
 		a := r.do("/v1/messages", r.key, body)
 		a.mustOK(t)
-		l := r.logOf(a)
+		l := r.logOf(a.reqID)
 		want := "hit:session"
 		if i == 0 {
 			bound, want = l.ChannelID, "miss:session"

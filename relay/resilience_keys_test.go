@@ -22,9 +22,9 @@ func keyRequests(up *relaytest.Upstream) map[string]int {
 
 // twoKeyChannel is a channel on up with keys "<tag>-a" and "<tag>-b" used in turn (round robin), so the
 // second call of a test is sure to try key a.
-func twoKeyChannel(up *relaytest.Upstream, tag string) (rsChan, string, string) {
+func twoKeyChannel(up *relaytest.Upstream, tag string) (chanSpec, string, string) {
 	a, b := "sk-"+tag+"-a", "sk-"+tag+"-b"
-	spec := oaChan(up, 0, a, b)
+	spec := openaiChannel(up, a, b)
 	spec.KeyStrategy = "round_robin"
 	return spec, a, b
 }
@@ -32,19 +32,19 @@ func twoKeyChannel(up *relaytest.Upstream, tag string) (rsChan, string, string) 
 // A 429 cools the one key down until the upstream's Retry-After; its sibling serves, the channel's breaker
 // does not move, and the cooling key gets no traffic until its time is up.
 func TestKeys_RateLimitCoolsOnlyTheKey(t *testing.T) {
-	r := newRig(t)
-	up := rsFake(t)
+	r := newResilient(t)
+	up := fake(t)
 	spec, keyA, keyB := twoKeyChannel(up, "rl")
 	up.Set(relaytest.ForKey(keyA, relaytest.Fail(relaytest.RateLimited(30*time.Second))))
-	id := r.addChannel(spec)
+	id := r.channel(spec)
 
 	before := time.Now()
 	const n = 10
 	cooled := 0
 	for i := range n {
-		a := r.chat(chatReq(false))
+		a := r.chat(chatBody(rsModel, false))
 		a.mustOK(t)
-		l := r.logOf(a)
+		l := r.logOf(a.reqID)
 		last := l.Attempts.V[len(l.Attempts.V)-1]
 		if last.KeyIndex != 1 || last.Class != "" {
 			t.Fatalf("call %d: attempts %+v, want key b (index 1) to serve", i, l.Attempts.V)
@@ -75,17 +75,17 @@ func TestKeys_RateLimitCoolsOnlyTheKey(t *testing.T) {
 
 // A 401 disables the one key; the channel keeps serving through its other key.
 func TestKeys_AuthFailureDisablesOnlyTheKey(t *testing.T) {
-	r := newRig(t)
-	up := rsFake(t)
+	r := newResilient(t)
+	up := fake(t)
 	spec, keyA, keyB := twoKeyChannel(up, "auth")
 	up.Set(relaytest.ForKey(keyA, relaytest.Fail(relaytest.InvalidKey())))
-	id := r.addChannel(spec)
+	id := r.channel(spec)
 
 	const n = 8
 	for i := range n {
-		a := r.chat(chatReq(false))
+		a := r.chat(chatBody(rsModel, false))
 		a.mustOK(t)
-		l := r.logOf(a)
+		l := r.logOf(a.reqID)
 		if att := attemptsOf(l); att != fmt.Sprintf("%d:ok", id) && att != fmt.Sprintf("%d:auth,%d:ok", id, id) {
 			t.Fatalf("call %d: attempts %s", i, att)
 		}
@@ -105,14 +105,14 @@ func TestKeys_AuthFailureDisablesOnlyTheKey(t *testing.T) {
 
 // When every key of a channel is refused the channel becomes auto_disabled and traffic moves elsewhere.
 func TestKeys_AllKeysRefusedAutoDisablesTheChannel(t *testing.T) {
-	r := newRig(t)
-	dead, spare := rsFake(t, relaytest.Fail(relaytest.InvalidKey())), rsFake(t)
-	deadID := r.addChannel(oaChan(dead, 10, "sk-dead-1", "sk-dead-2"))
-	spareID := r.addChannel(oaChan(spare, 0))
+	r := newResilient(t)
+	dead, spare := fake(t, relaytest.Fail(relaytest.InvalidKey())), fake(t)
+	deadID := r.channel(openaiChannel(dead, "sk-dead-1", "sk-dead-2").at(10))
+	spareID := r.channel(openaiChannel(spare))
 
-	a := r.chat(chatReq(false))
+	a := r.chat(chatBody(rsModel, false))
 	a.mustOK(t)
-	l := r.logOf(a)
+	l := r.logOf(a.reqID)
 	if want := fmt.Sprintf("%d:auth,%d:auth,%d:ok", deadID, deadID, spareID); attemptsOf(l) != want {
 		t.Fatalf("attempts %s, want %s (each key once, then the other channel)", attemptsOf(l), want)
 	}
@@ -122,9 +122,9 @@ func TestKeys_AllKeysRefusedAutoDisablesTheChannel(t *testing.T) {
 		t.Fatalf("health %+v, want the channel and both keys disabled", h)
 	}
 	for i := range 5 {
-		a := r.chat(chatReq(false, "prompt_cache_key", fmt.Sprintf("after-%d", i)))
+		a := r.chat(chatBody(rsModel, false, "prompt_cache_key", fmt.Sprintf("after-%d", i)))
 		a.mustOK(t)
-		if l := r.logOf(a); attemptsOf(l) != fmt.Sprintf("%d:ok", spareID) {
+		if l := r.logOf(a.reqID); attemptsOf(l) != fmt.Sprintf("%d:ok", spareID) {
 			t.Fatalf("call %d after auto-disable: attempts %s, want the other channel at once", i, attemptsOf(l))
 		}
 	}
@@ -137,18 +137,18 @@ func TestKeys_AllKeysRefusedAutoDisablesTheChannel(t *testing.T) {
 // The recovery schedule never hands a bad key back to traffic because its healthy sibling passed a test: a
 // cooling key is left to its Retry-After, and a revoked key is probed itself (and stays disabled).
 func TestKeys_ScheduledTestsDoNotReviveKeysThroughASibling(t *testing.T) {
-	r := newRig(t)
+	r := newResilient(t)
 	// Key b (index 1) is the bad one in both channels: a test of key 0 passes and must not clear key b.
-	cool, rev := rsFake(t), rsFake(t)
+	cool, rev := fake(t), fake(t)
 	coolSpec, _, coolB := twoKeyChannel(cool, "cool")
 	revSpec, _, revB := twoKeyChannel(rev, "rev")
 	cool.Set(relaytest.ForKey(coolB, relaytest.Fail(relaytest.RateLimited(time.Minute))))
 	rev.Set(relaytest.ForKey(revB, relaytest.Fail(relaytest.InvalidKey())))
 	revSpec.Type, revSpec.Models = "anthropic", []string{rsClaude} // its own model: each channel sees its calls
-	coolID, revID := r.addChannel(coolSpec), r.addChannel(revSpec)
+	coolID, revID := r.channel(coolSpec), r.channel(revSpec)
 	for range 3 {
-		r.chat(chatReq(false)).mustOK(t)
-		r.do("/v1/messages", r.key, msgReq()).mustOK(t)
+		r.chat(chatBody(rsModel, false)).mustOK(t)
+		r.do("/v1/messages", r.key, messagesBody(rsClaude, false)).mustOK(t)
 	}
 	if got, got2 := keyRequests(cool), keyRequests(rev); got[coolB] != 1 || got2[revB] != 1 {
 		t.Fatalf("requests per key %v and %v, want each key b tried once", got, got2)
@@ -161,36 +161,36 @@ func TestKeys_ScheduledTestsDoNotReviveKeysThroughASibling(t *testing.T) {
 	}
 
 	// A channel whose only key is refused needs recovery, so its scheduled tests show when a run is over.
-	broken := rsFake(t, relaytest.Fail(relaytest.InvalidKey()))
-	brokenID := r.addChannel(oaChan(broken, -10, "sk-broken"))
+	broken := fake(t, relaytest.Fail(relaytest.InvalidKey()))
+	brokenID := r.channel(openaiChannel(broken, "sk-broken").at(-10))
 	if res := r.root.Do("POST", fmt.Sprintf("/api/admin/channels/%d/test", brokenID), nil); res.Status != http.StatusOK {
 		t.Fatalf("test broken channel: %d %s", res.Status, res.Body)
 	}
 	r.settings(map[string]any{"channel_test_interval": 1})
 	// Two scheduled tests of the broken channel: the run holding the first is then finished.
 	waitUntil(t, 30*time.Second, "two scheduled runs", func() bool {
-		return len(r.logs("channel_id = ? AND is_test = ? AND user_id = ?", brokenID, true, 0)) >= 2
+		return len(r.allLogs("channel_id = ? AND is_test = ? AND user_id = ?", brokenID, true, 0)) >= 2
 	})
 	r.settings(map[string]any{"channel_test_interval": 0})
 
 	if h := r.health(coolID); h.Keys[1].State != "cooling" {
 		t.Fatalf("after scheduled runs the cooling key is %q, want still cooling until its Retry-After", h.Keys[1].State)
 	}
-	if n := len(r.logs("channel_id = ? AND is_test = ?", coolID, true)); n != 0 {
+	if n := len(r.allLogs("channel_id = ? AND is_test = ?", coolID, true)); n != 0 {
 		t.Fatalf("the schedule tested a channel whose only trouble is a cooling key (%d tests)", n)
 	}
 	if h := r.health(revID); h.Keys[1].State != "disabled" {
 		t.Fatalf("after scheduled runs the revoked key is %q, want still disabled", h.Keys[1].State)
 	}
-	for _, l := range r.logs("channel_id = ? AND is_test = ?", revID, true) {
+	for _, l := range r.allLogs("channel_id = ? AND is_test = ?", revID, true) {
 		if a := l.Attempts.V[0]; a.KeyIndex != 1 || a.Class != "auth" {
 			t.Fatalf("scheduled test of the revoked channel used key %d (class %q), want the revoked key 1", a.KeyIndex, a.Class)
 		}
 	}
 	coolBefore, revBefore := keyRequests(cool)[coolB], keyRequests(rev)[revB]
 	for range 4 {
-		r.chat(chatReq(false)).mustOK(t)
-		r.do("/v1/messages", r.key, msgReq()).mustOK(t)
+		r.chat(chatBody(rsModel, false)).mustOK(t)
+		r.do("/v1/messages", r.key, messagesBody(rsClaude, false)).mustOK(t)
 	}
 	if keyRequests(cool)[coolB] != coolBefore || keyRequests(rev)[revB] != revBefore {
 		t.Fatalf("a bad key got relay traffic again: cooling %v, revoked %v", keyRequests(cool), keyRequests(rev))

@@ -23,7 +23,7 @@ type rsTestResult struct {
 	ErrorClass  string `json:"error_class"`
 }
 
-func (r *rig) testChannel(id int64, body any) (*apptest.Resp, rsTestResult) {
+func (r *resilient) testChannel(id int64, body any) (*apptest.Resp, rsTestResult) {
 	r.t.Helper()
 	res := r.root.Do("POST", fmt.Sprintf("/api/admin/channels/%d/test", id), body)
 	var tr rsTestResult
@@ -40,13 +40,13 @@ func (r *rig) testChannel(id int64, body any) (*apptest.Resp, rsTestResult) {
 // behind its token.
 func TestProbe_ChannelTestsListHealthAndMetrics(t *testing.T) {
 	const token = "metrics-token-0123456789"
-	r := newRig(t, withMetricsToken(token))
-	good, bad := rsFake(t), rsFake(t, relaytest.Fail(relaytest.ServerError()))
-	goodID := r.addChannel(oaChan(good, 0, "sk-good-0", "sk-good-1"))
-	badID := r.addChannel(oaChan(bad, 10))
-	an := oaChan(good, 0)
+	r := newResilient(t, withMetricsToken(token))
+	good, bad := fake(t), fake(t, relaytest.Fail(relaytest.ServerError()))
+	goodID := r.channel(openaiChannel(good, "sk-good-0", "sk-good-1"))
+	badID := r.channel(openaiChannel(bad).at(10))
+	an := openaiChannel(good)
 	an.Type, an.Models = "anthropic", []string{rsClaude}
-	anID := r.addChannel(an)
+	anID := r.channel(an)
 
 	res, tr := r.testChannel(goodID, map[string]any{"key": 1})
 	if res.Status != http.StatusOK || !tr.OK || tr.ChannelID != goodID || tr.Model != rsModel || tr.KeyIndex != 1 ||
@@ -108,7 +108,7 @@ func TestProbe_ChannelTestsListHealthAndMetrics(t *testing.T) {
 		if i == 10 {
 			t.Fatalf("failing channel never opened")
 		}
-		r.chat(chatReq(false, "prompt_cache_key", fmt.Sprintf("probe-%d", i))).mustOK(t)
+		r.chat(chatBody(rsModel, false, "prompt_cache_key", fmt.Sprintf("probe-%d", i))).mustOK(t)
 	}
 	res = r.root.Do("GET", "/api/admin/channels", nil)
 	var list struct {
@@ -168,22 +168,23 @@ func grepLines(s, prefix string) string {
 
 // Route headers go only to admins who ask; every relay response carries its request id, which names its log row.
 func TestProbe_RouteDebugHeadersAndRequestIDs(t *testing.T) {
-	r := newRig(t)
-	up := rsFake(t)
-	id := r.addChannel(oaChan(up, 0))
-	rootKey := r.newKey(r.root)
-	r.topUp(r.rootID(), rsBalance)
+	r := newResilient(t)
+	up := fake(t)
+	id := r.channel(openaiChannel(up))
+	root := &person{name: "root", id: r.rootID(), c: r.root}
+	rootKey := r.world.key(root, nil).Key
+	r.topUp(root.id, rsBalance)
 
-	a := r.do("/v1/chat/completions", rootKey, chatReq(false), "X-Tollgate-Debug", "1")
+	a := r.do("/v1/chat/completions", rootKey, chatBody(rsModel, false), "X-Tollgate-Debug", "1")
 	a.mustOK(t)
 	if a.header.Get("X-Tollgate-Channel") != fmt.Sprint(id) || a.header.Get("X-Tollgate-Attempt") != "1" {
 		t.Fatalf("admin debug headers: channel %q attempt %q", a.header.Get("X-Tollgate-Channel"), a.header.Get("X-Tollgate-Attempt"))
 	}
-	a = r.do("/v1/chat/completions", rootKey, chatReq(false))
+	a = r.do("/v1/chat/completions", rootKey, chatBody(rsModel, false))
 	if a.header.Get("X-Tollgate-Channel") != "" {
 		t.Fatalf("route headers without X-Tollgate-Debug")
 	}
-	a = r.chat(chatReq(false), "X-Tollgate-Debug", "1")
+	a = r.chat(chatBody(rsModel, false), "X-Tollgate-Debug", "1")
 	a.mustOK(t)
 	for _, h := range []string{"X-Tollgate-Channel", "X-Tollgate-Attempt", "X-Tollgate-Sticky"} {
 		if _, ok := a.header[h]; ok {
@@ -200,12 +201,12 @@ func TestProbe_RouteDebugHeadersAndRequestIDs(t *testing.T) {
 		status int
 		logged bool
 	}{
-		{"answer", "/v1/chat/completions", r.key, chatReq(false), http.StatusOK, true},
-		{"stream", "/v1/chat/completions", r.key, chatReq(true), http.StatusOK, true},
-		{"messages", "/v1/messages", r.key, msgReq(), http.StatusNotFound, false}, // no channel serves claude here
-		{"bad key", "/v1/chat/completions", "sk-not-a-key", chatReq(false), http.StatusUnauthorized, false},
+		{"answer", "/v1/chat/completions", r.key, chatBody(rsModel, false), http.StatusOK, true},
+		{"stream", "/v1/chat/completions", r.key, chatBody(rsModel, true), http.StatusOK, true},
+		{"messages", "/v1/messages", r.key, messagesBody(rsClaude, false), http.StatusNotFound, false}, // no channel serves claude here
+		{"bad key", "/v1/chat/completions", "sk-not-a-key", chatBody(rsModel, false), http.StatusUnauthorized, false},
 		{"no model", "/v1/chat/completions", r.key, map[string]any{"messages": []any{}}, http.StatusBadRequest, false},
-		{"upstream down", "/v1/chat/completions", r.key, chatReq(false, "prompt_cache_key", "down"), http.StatusBadGateway, true},
+		{"upstream down", "/v1/chat/completions", r.key, chatBody(rsModel, false, "prompt_cache_key", "down"), http.StatusBadGateway, true},
 	}
 	for _, tc := range cases {
 		if tc.name == "upstream down" {
@@ -216,7 +217,7 @@ func TestProbe_RouteDebugHeadersAndRequestIDs(t *testing.T) {
 			t.Fatalf("%s: status %d request id %q, want %d with an id", tc.name, a.status, a.reqID, tc.status)
 		}
 		if tc.logged {
-			if l := r.logOf(a); l.RequestID != a.reqID {
+			if l := r.logOf(a.reqID); l.RequestID != a.reqID {
 				t.Fatalf("%s: log row %q for request id %q", tc.name, l.RequestID, a.reqID)
 			}
 		}

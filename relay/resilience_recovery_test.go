@@ -13,14 +13,14 @@ import (
 
 // revokedChannel builds a top-tier channel whose two keys are refused plus a lower spare, drives one call
 // through them until the top channel is auto_disabled, and returns the fake and both ids.
-func (r *rig) revokedChannel() (up *relaytest.Upstream, id, spareID int64) {
+func (r *resilient) revokedChannel() (up *relaytest.Upstream, id, spareID int64) {
 	r.t.Helper()
-	up = rsFake(r.t, relaytest.Fail(relaytest.InvalidKey()))
-	id = r.addChannel(oaChan(up, 10, "sk-rec-1", "sk-rec-2"))
-	spareID = r.addChannel(oaChan(rsFake(r.t), 0))
-	a := r.chat(chatReq(false, "prompt_cache_key", "revoke"))
+	up = fake(r.t, relaytest.Fail(relaytest.InvalidKey()))
+	id = r.channel(openaiChannel(up, "sk-rec-1", "sk-rec-2").at(10))
+	spareID = r.channel(openaiChannel(fake(r.t)))
+	a := r.chat(chatBody(rsModel, false, "prompt_cache_key", "revoke"))
 	a.mustOK(r.t)
-	if l := r.logOf(a); l.ChannelID != spareID {
+	if l := r.logOf(a.reqID); l.ChannelID != spareID {
 		r.t.Fatalf("call served by %d, want the spare %d", l.ChannelID, spareID)
 	}
 	waitUntil(r.t, 10*time.Second, "auto_disabled", func() bool { return r.channelStatus(id) == "auto_disabled" })
@@ -28,7 +28,7 @@ func (r *rig) revokedChannel() (up *relaytest.Upstream, id, spareID int64) {
 }
 
 // rootID is root's user id.
-func (r *rig) rootID() int64 {
+func (r *resilient) rootID() int64 {
 	r.t.Helper()
 	u, err := r.node.App.Store.UserByUsername(context.Background(), "root")
 	if err != nil {
@@ -38,7 +38,7 @@ func (r *rig) rootID() int64 {
 }
 
 // adminLogs lists GET /api/admin/logs?channel_id=id.
-func (r *rig) adminLogs(channelID int64) []model.UsageLog {
+func (r *resilient) adminLogs(channelID int64) []model.UsageLog {
 	r.t.Helper()
 	r.node.App.Logs.Flush()
 	res := r.root.Do("GET", fmt.Sprintf("/api/admin/logs?channel_id=%d&limit=200", channelID), nil)
@@ -53,7 +53,7 @@ func (r *rig) adminLogs(channelID int64) []model.UsageLog {
 }
 
 // expectRecovered checks that the channel is enabled and closed with every key ok, and serves again.
-func (r *rig) expectRecovered(id int64) {
+func (r *resilient) expectRecovered(id int64) {
 	r.t.Helper()
 	h := r.health(id)
 	if h.State != "closed" || h.Status != "enabled" {
@@ -67,9 +67,9 @@ func (r *rig) expectRecovered(id int64) {
 	waitUntil(r.t, 5*time.Second, "routing to the recovered channel", func() bool {
 		return r.node.App.Channels.Snapshot().ByID[id].Status == model.StatusEnabled
 	})
-	a := r.chat(chatReq(false, "prompt_cache_key", "after-recovery"))
+	a := r.chat(chatBody(rsModel, false, "prompt_cache_key", "after-recovery"))
 	a.mustOK(r.t)
-	if l := r.logOf(a); attemptsOf(l) != fmt.Sprintf("%d:ok", id) {
+	if l := r.logOf(a.reqID); attemptsOf(l) != fmt.Sprintf("%d:ok", id) {
 		r.t.Fatalf("after recovery: attempts %s, want the recovered top-tier channel", attemptsOf(l))
 	}
 }
@@ -77,10 +77,10 @@ func (r *rig) expectRecovered(id int64) {
 // An auto-disabled channel whose upstream is fixed comes back through the scheduled recovery test; the tests
 // are logged as tests and bill nobody.
 func TestRecovery_ScheduledTestReenablesFixedChannel(t *testing.T) {
-	r := newRig(t)
+	r := newResilient(t)
 	up, id, _ := r.revokedChannel()
 	rootID := r.rootID()
-	rootBefore := r.balance(rootID)
+	rootBefore := r.liveBalance(rootID)
 
 	up.Reset()
 	r.settings(map[string]any{"channel_test_interval": 1})
@@ -106,17 +106,17 @@ func TestRecovery_ScheduledTestReenablesFixedChannel(t *testing.T) {
 		t.Fatalf("no passing scheduled test in the admin logs")
 	}
 	r.checkBooks(2) // alice's two calls, nothing for the tests
-	if got := r.balance(rootID); got != rootBefore {
+	if got := r.liveBalance(rootID); got != rootBefore {
 		t.Fatalf("root balance %d → %d across tests", rootBefore, got)
 	}
 }
 
 // The admin's test button re-enables a fixed channel at once, and is logged under the admin, unbilled.
 func TestRecovery_ManualTestReenablesAtOnce(t *testing.T) {
-	r := newRig(t)
+	r := newResilient(t)
 	up, id, _ := r.revokedChannel()
 	rootID := r.rootID()
-	rootBefore := r.balance(rootID)
+	rootBefore := r.liveBalance(rootID)
 
 	// Still broken: the test reports the refusal and changes nothing.
 	res := r.root.Do("POST", fmt.Sprintf("/api/admin/channels/%d/test", id), map[string]any{"key": 1})
@@ -162,7 +162,7 @@ func TestRecovery_ManualTestReenablesAtOnce(t *testing.T) {
 		t.Fatalf("%d test rows in the admin logs, want 2", tests)
 	}
 	r.checkBooks(2)
-	if got := r.balance(rootID); got != rootBefore {
+	if got := r.liveBalance(rootID); got != rootBefore {
 		t.Fatalf("root balance %d → %d across tests", rootBefore, got)
 	}
 }
