@@ -123,7 +123,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		a.Cache = cache.NewRedis(a.redis, opt.RedisPrefix)
 		a.Bus = bus.NewRedis(a.redis, opt.RedisPrefix, 2*time.Second)
 		rl := ledger.NewRedis(a.redis, opt.RedisPrefix+"l:", a.Store, ledger.WithSettledTTL(time.Hour))
-		a.closers = append(a.closers, rl.StartSettleBatcher().Close)
+		a.closers = append(a.closers, rl.StartBatcher().Close)
 		a.Ledger = rl
 	}
 	a.Audit = audit.New(a.Store)

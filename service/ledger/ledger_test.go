@@ -96,7 +96,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, newLedger factory)) {
 		t.Parallel()
 		fn(t, func(t *testing.T, l Loader, opts ...Option) Ledger {
 			r := newRedisLedger(t, l, opts...).(*Redis)
-			b := r.StartSettleBatcher()
+			b := r.StartBatcher()
 			t.Cleanup(func() { _ = b.Close(context.Background()) })
 			return r
 		})

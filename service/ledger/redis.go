@@ -26,7 +26,7 @@ type Redis struct {
 	prefix  string
 	loader  Loader
 	cfg     config
-	batcher *SettleBatcher // non-nil: Settle is pipelined with its neighbours
+	batcher *Batcher // non-nil: scripts are pipelined with their neighbours
 }
 
 var _ Ledger = (*Redis)(nil)
@@ -99,10 +99,10 @@ func (r *Redis) Reserve(ctx context.Context, reqID string, acct Account, amount 
 	keys := []string{r.prefix + "hold:" + reqID} // routes the script on a cluster; the script derives the rest
 	for range maxLoadRounds {
 		now := r.nowMS()
-		res, err := reserveScript.Run(ctx, r.rdb, keys,
+		res, err := r.run(ctx, reserveScript, keys,
 			r.prefix, reqID, amount, now, now+r.cfg.holdTTL.Milliseconds(),
 			(r.cfg.holdTTL + holdKeyGrace).Milliseconds(), limited, acct.UserID, acct.TokenID, r.cfg.sweepLimit,
-		).Slice()
+		)
 		if err != nil {
 			return fmt.Errorf("reserve %s: %w", reqID, err)
 		}
@@ -131,19 +131,11 @@ func (r *Redis) Settle(ctx context.Context, reqID string, actual int64) (Settlem
 	if err := validateSettle(reqID, actual); err != nil {
 		return Settlement{}, err
 	}
-	if r.batcher != nil {
-		return r.batcher.settle(ctx, reqID, actual)
-	}
-	return r.settleOne(ctx, reqID, actual)
-}
-
-// settleOne settles one request in its own round trip, loading accounts from SQL when Redis lost them.
-func (r *Redis) settleOne(ctx context.Context, reqID string, actual int64) (Settlement, error) {
 	keys := []string{r.prefix + "hold:" + reqID}
 	for range maxLoadRounds {
-		res, err := settleScript.Run(ctx, r.rdb, keys,
+		res, err := r.run(ctx, settleScript, keys,
 			r.prefix, reqID, actual, r.nowMS(), r.cfg.settledTTL.Milliseconds(), r.cfg.sweepLimit,
-		).Slice()
+		)
 		if err != nil {
 			return Settlement{}, fmt.Errorf("settle %s: %w", reqID, err)
 		}

@@ -2,73 +2,88 @@ package ledger
 
 import (
 	"context"
-	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// maxSettleBatch bounds how many settlements share one pipeline.
-const maxSettleBatch = 128
+// maxBatch bounds how many script calls share one pipeline.
+const maxBatch = 128
 
-type settleReq struct {
-	ctx    context.Context
-	reqID  string
-	actual int64
-	out    chan settleRes
+type scriptCall struct {
+	script *redis.Script
+	keys   []string
+	args   []any
+	out    chan scriptRes
 }
 
-type settleRes struct {
-	s   Settlement
+type scriptRes struct {
+	res []any
 	err error
 }
 
-// SettleBatcher pipelines concurrent Settle calls to Redis: under load, many requests finishing together
-// share one round trip (and one pair of syscalls) instead of paying one each. It batches only what is
-// already waiting, so a lone settlement is never delayed. Each settlement stays its own atomic script.
-type SettleBatcher struct {
-	r    *Redis
-	in   chan settleReq
-	stop chan struct{}
-	wg   sync.WaitGroup
+// Batcher pipelines concurrent ledger scripts (reserve, settle) to Redis: under load, many requests share
+// one round trip and one pair of syscalls instead of paying one each. It sends only what is already
+// waiting, so a lone call is never delayed; every call stays its own atomic script.
+type Batcher struct {
+	rdb    redis.UniversalClient
+	in     chan scriptCall
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.RWMutex // senders hold it shared; Close takes it to stop new sends before draining
+	closed bool
 }
 
-// StartSettleBatcher makes r.Settle go through a batcher until Close.
-func (r *Redis) StartSettleBatcher() *SettleBatcher {
-	b := &SettleBatcher{r: r, in: make(chan settleReq, 4096), stop: make(chan struct{})}
+// StartBatcher makes r's reserve and settle scripts go through a pipelining batcher until Close.
+func (r *Redis) StartBatcher() *Batcher {
+	b := &Batcher{rdb: r.rdb, in: make(chan scriptCall, 4096), stop: make(chan struct{})}
 	r.batcher = b
 	b.wg.Add(1)
 	go b.run()
 	return b
 }
 
-// Close stops batching after the settlements already queued are done.
-func (b *SettleBatcher) Close(context.Context) error {
+// Close stops batching after the calls already queued are sent.
+func (b *Batcher) Close(context.Context) error {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
 	close(b.stop)
 	b.wg.Wait()
 	return nil
 }
 
-func (b *SettleBatcher) settle(ctx context.Context, reqID string, actual int64) (Settlement, error) {
-	req := settleReq{ctx: ctx, reqID: reqID, actual: actual, out: make(chan settleRes, 1)}
-	select {
-	case b.in <- req:
-	case <-b.stop:
-		return b.r.settleOne(ctx, reqID, actual)
+// run executes script with keys and args: through the batcher when there is one, else directly. A script
+// Redis does not know yet (first use, or after a restart) is loaded by the direct path.
+func (r *Redis) run(ctx context.Context, script *redis.Script, keys []string, args ...any) ([]any, error) {
+	if b := r.batcher; b != nil {
+		call := scriptCall{script: script, keys: keys, args: args, out: make(chan scriptRes, 1)}
+		b.mu.RLock()
+		sent := !b.closed
+		if sent {
+			b.in <- call
+		}
+		b.mu.RUnlock()
+		if sent {
+			res := <-call.out
+			if res.err == nil || !strings.HasPrefix(res.err.Error(), "NOSCRIPT") {
+				return res.res, res.err
+			}
+		}
 	}
-	res := <-req.out
-	return res.s, res.err
+	return script.Run(ctx, r.rdb, keys, args...).Slice()
 }
 
-func (b *SettleBatcher) run() {
+func (b *Batcher) run() {
 	defer b.wg.Done()
-	batch := make([]settleReq, 0, maxSettleBatch)
+	batch := make([]scriptCall, 0, maxBatch)
 	for {
 		select {
-		case req := <-b.in:
-			batch = append(batch[:0], req)
+		case c := <-b.in:
+			batch = append(batch[:0], c)
 		drain:
-			for len(batch) < maxSettleBatch {
+			for len(batch) < maxBatch {
 				select {
 				case more := <-b.in:
 					batch = append(batch, more)
@@ -80,9 +95,8 @@ func (b *SettleBatcher) run() {
 		case <-b.stop:
 			for {
 				select {
-				case req := <-b.in:
-					s, err := b.r.settleOne(req.ctx, req.reqID, req.actual)
-					req.out <- settleRes{s, err}
+				case c := <-b.in:
+					b.flush([]scriptCall{c})
 				default:
 					return
 				}
@@ -91,39 +105,17 @@ func (b *SettleBatcher) run() {
 	}
 }
 
-// flush runs a batch in one pipeline; anything that is not a plain result (an account to load from SQL, a
-// script missing after a Redis restart, a network error) takes the one-by-one path, which handles it.
-func (b *SettleBatcher) flush(batch []settleReq) {
-	r := b.r
-	now := r.nowMS()
+func (b *Batcher) flush(batch []scriptCall) {
 	ctx := context.Background()
 	cmds := make([]*redis.Cmd, len(batch))
-	_, _ = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, req := range batch {
-			cmds[i] = settleScript.EvalSha(ctx, p, []string{r.prefix + "hold:" + req.reqID},
-				r.prefix, req.reqID, req.actual, now, r.cfg.settledTTL.Milliseconds(), r.cfg.sweepLimit)
+	_, _ = b.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, c := range batch {
+			cmds[i] = c.script.EvalSha(ctx, p, c.keys, c.args...)
 		}
 		return nil
 	})
-	for i, req := range batch {
+	for i, c := range batch {
 		res, err := cmds[i].Slice()
-		if err == nil {
-			switch code := asInt(res, 0); code {
-			case 0, 1:
-				s, perr := parseSettlement(asString(res, 1))
-				if perr == nil {
-					s.Duplicate = code == 1
-					req.out <- settleRes{s, nil}
-					continue
-				}
-			case -3:
-				req.out <- settleRes{err: fmt.Errorf("settle %s: %w", req.reqID, ErrNoHold)}
-				continue
-			}
-		}
-		go func(req settleReq) {
-			s, err := r.settleOne(req.ctx, req.reqID, req.actual)
-			req.out <- settleRes{s, err}
-		}(req)
+		c.out <- scriptRes{res, err}
 	}
 }
