@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -33,6 +34,7 @@ type Batcher struct {
 	wg     sync.WaitGroup
 	mu     sync.RWMutex // senders hold it shared; Close takes it to stop new sends before draining
 	closed bool
+	busy   atomic.Int64 // calls in flight: a call that is alone skips the batcher's goroutine hand-offs
 }
 
 // StartBatcher makes r's reserve and settle scripts go through a pipelining batcher until Close.
@@ -57,7 +59,8 @@ func (b *Batcher) Close(context.Context) error {
 // run executes script with keys and args: through the batcher when there is one, else directly. A script
 // Redis does not know yet (first use, or after a restart) is loaded by the direct path.
 func (r *Redis) run(ctx context.Context, script *redis.Script, keys []string, args ...any) ([]any, error) {
-	if b := r.batcher; b != nil {
+	if b := r.batcher; b != nil && b.busy.Add(1) > 1 {
+		defer b.busy.Add(-1)
 		call := scriptCall{script: script, keys: keys, args: args, out: make(chan scriptRes, 1)}
 		b.mu.RLock()
 		sent := !b.closed
@@ -71,6 +74,8 @@ func (r *Redis) run(ctx context.Context, script *redis.Script, keys []string, ar
 				return res.res, res.err
 			}
 		}
+	} else if b != nil {
+		defer b.busy.Add(-1)
 	}
 	return script.Run(ctx, r.rdb, keys, args...).Slice()
 }
