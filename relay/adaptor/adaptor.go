@@ -3,6 +3,7 @@
 package adaptor
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strings"
@@ -74,4 +75,18 @@ func JoinURL(base, path string) string {
 		path = path[3:]
 	}
 	return base + path
+}
+
+// PostJSON builds the upstream POST every JSON protocol sends: the body as JSON, and for streams an Accept
+// for server-sent events.
+func PostJSON(ctx context.Context, url string, body []byte, stream bool) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	return req, nil
 }

@@ -2,7 +2,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 
@@ -26,11 +25,10 @@ func (Adaptor) Supports(e adaptor.Endpoint) bool { _, ok := paths[e]; return ok 
 // NewRequest implements adaptor.Adaptor. anthropic-version and anthropic-beta are forwarded unchanged
 // (Claude Code depends on its beta headers reaching the upstream).
 func (Adaptor) NewRequest(ctx context.Context, c *adaptor.Call) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, adaptor.JoinURL(c.BaseURL, paths[c.Endpoint]), bytes.NewReader(c.Body))
+	req, err := adaptor.PostJSON(ctx, adaptor.JoinURL(c.BaseURL, paths[c.Endpoint]), c.Body, c.Stream)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("x-api-key", c.Key)
 	version := c.Header.Get("anthropic-version")
 	if version == "" {
@@ -39,9 +37,6 @@ func (Adaptor) NewRequest(ctx context.Context, c *adaptor.Call) (*http.Request, 
 	req.Header.Set("anthropic-version", version)
 	for _, b := range c.Header.Values("anthropic-beta") {
 		req.Header.Add("anthropic-beta", b)
-	}
-	if c.Stream {
-		req.Header.Set("Accept", "text/event-stream")
 	}
 	return req, nil
 }

@@ -2,7 +2,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 
@@ -24,15 +23,11 @@ func (Adaptor) Supports(e adaptor.Endpoint) bool { _, ok := paths[e]; return ok 
 
 // NewRequest implements adaptor.Adaptor.
 func (Adaptor) NewRequest(ctx context.Context, c *adaptor.Call) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, adaptor.JoinURL(c.BaseURL, paths[c.Endpoint]), bytes.NewReader(c.Body))
+	req, err := adaptor.PostJSON(ctx, adaptor.JoinURL(c.BaseURL, paths[c.Endpoint]), c.Body, c.Stream)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Key)
-	if c.Stream {
-		req.Header.Set("Accept", "text/event-stream")
-	}
 	if v := c.Header.Get("OpenAI-Beta"); v != "" {
 		req.Header.Set("OpenAI-Beta", v)
 	}
