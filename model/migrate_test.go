@@ -2,47 +2,16 @@ package model_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
-	"gorm.io/driver/mysql"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
-
 	"tollgate/model"
+	"tollgate/model/modeltest"
 )
 
-// freshMySQL creates an empty database on TOLLGATE_TEST_MYSQL_DSN and returns its DSN (dropped at the end),
-// or skips on the SQLite pass.
-func freshMySQL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("TOLLGATE_TEST_MYSQL_DSN")
-	if base == "" {
-		t.Skip("MySQL pass only (TOLLGATE_TEST_MYSQL_DSN is not set)")
-	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "tg_model_" + hex.EncodeToString(b)
-	admin, err := gorm.Open(mysql.Open(base+"?parseTime=true"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatalf("mysql: %v", err)
-	}
-	if err := admin.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4").Error; err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		admin.Exec("DROP DATABASE IF EXISTS " + name)
-		if db, err := admin.DB(); err == nil {
-			db.Close()
-		}
-	})
-	return strings.TrimSuffix(base, "/") + "/" + name
-}
+// freshMySQL creates an empty database for this test (dropped at the end), or skips on the SQLite pass.
+func freshMySQL(t *testing.T) string { return modeltest.FreshMySQL(t, "tg_model") }
 
 func open(t *testing.T, dsn, sqlitePath string) *model.Store {
 	t.Helper()

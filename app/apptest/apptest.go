@@ -11,16 +11,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
-	"gorm.io/driver/mysql"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 
 	"tollgate/app"
 	"tollgate/config"
+	"tollgate/model/modeltest"
 )
 
 // RootPassword is root's password in every test node.
@@ -56,22 +53,7 @@ func NewEnv(t testing.TB) *Env {
 	e := &Env{Prefix: "tgt" + randHex(4) + ":", Shape: Shape()}
 	env := map[string]string{"SECRET_KEY": "test-secret-key-0123456789", "ROOT_PASSWORD": RootPassword, "DATA_DIR": t.TempDir()}
 	if e.Shape == "mysql" {
-		base := os.Getenv("TOLLGATE_TEST_MYSQL_DSN") // e.g. root:@tcp(127.0.0.1:3306)/
-		name := "tg_test_" + randHex(6)
-		admin, err := gorm.Open(mysql.Open(base+"?parseTime=true"), &gorm.Config{Logger: logger.Discard})
-		if err != nil {
-			t.Fatalf("mysql: %v", err)
-		}
-		if err := admin.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4").Error; err != nil {
-			t.Fatalf("create database: %v", err)
-		}
-		t.Cleanup(func() {
-			admin.Exec("DROP DATABASE IF EXISTS " + name)
-			if db, err := admin.DB(); err == nil {
-				db.Close()
-			}
-		})
-		env["SQL_DSN"] = strings.TrimSuffix(base, "/") + "/" + name
+		env["SQL_DSN"] = modeltest.FreshMySQL(t, "tg_test")
 		env["REDIS_URL"] = os.Getenv("TOLLGATE_TEST_REDIS_URL")
 	} else {
 		env["SQLITE_PATH"] = filepath.Join(env["DATA_DIR"], "t.db")
