@@ -27,6 +27,7 @@ func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int
 		return out, f
 	}
 	defer x.close()
+	out.header = x.resp.Header
 	if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
 		return out, &failure{class: ClassClient, local: rerr}
 	}

@@ -125,6 +125,7 @@ type outcome struct {
 	errMsg    string
 	attempts  []model.Attempt
 	sticky    string
+	header    http.Header // the upstream's answer headers (rate-limit budget for health metrics)
 }
 
 // attempt tries channels until one answers or the retry budget, the candidates or the client run out.
@@ -178,6 +179,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		if f == nil || out.delivered {
 			a.Class, a.Status = string(out.class), out.status
 			o.Class, o.Status, o.FirstByte = out.class, out.status, out.firstByte
+			o.RateLimitRemaining, o.RateLimitReset = rateLimitOf(out.header)
 			r.Health.Record(o)
 			out.attempts = append(st.attempts, a)
 			out.sticky = stickyNote(ch)
@@ -188,6 +190,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		}
 		a.Class, a.Status = string(f.class), f.status
 		o.Class, o.Status, o.RetryAfter, o.Err = f.class, f.status, f.retryAfter, f.message()
+		o.RateLimitRemaining, o.RateLimitReset = rateLimitOf(f.header)
 		r.Health.Record(o)
 		if f.class == ClassAuth || f.class == ClassUpstreamQuota {
 			r.maybeAutoDisable(ch)

@@ -148,3 +148,23 @@ func classifyErr(err error, cause error, clientGone bool) *failure {
 	}
 	return f
 }
+
+// rateLimitOf reads the upstream's remaining-requests budget and its reset time (OpenAI x-ratelimit-*,
+// Anthropic anthropic-ratelimit-requests-*), for the channel's live metrics.
+func rateLimitOf(h http.Header) (remaining int64, reset time.Time) {
+	if h == nil {
+		return 0, time.Time{}
+	}
+	for _, k := range []string{"x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining"} {
+		if n, err := strconv.ParseInt(h.Get(k), 10, 64); err == nil {
+			remaining = n
+			break
+		}
+	}
+	if d, err := time.ParseDuration(h.Get("x-ratelimit-reset-requests")); err == nil {
+		reset = time.Now().Add(d)
+	} else if t, err := time.Parse(time.RFC3339, h.Get("anthropic-ratelimit-requests-reset")); err == nil {
+		reset = t
+	}
+	return remaining, reset
+}

@@ -61,3 +61,23 @@ func TestClass_RetryPolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestRateLimitOf_ReadsBothProtocols(t *testing.T) {
+	h := http.Header{}
+	h.Set("x-ratelimit-remaining-requests", "42")
+	h.Set("x-ratelimit-reset-requests", "20s")
+	n, reset := rateLimitOf(h)
+	if n != 42 || time.Until(reset) < 19*time.Second || time.Until(reset) > 21*time.Second {
+		t.Fatalf("openai: %d %s", n, reset)
+	}
+	a := http.Header{}
+	a.Set("anthropic-ratelimit-requests-remaining", "7")
+	a.Set("anthropic-ratelimit-requests-reset", "2030-01-02T03:04:05Z")
+	n, reset = rateLimitOf(a)
+	if n != 7 || reset.Year() != 2030 {
+		t.Fatalf("anthropic: %d %s", n, reset)
+	}
+	if n, reset := rateLimitOf(nil); n != 0 || !reset.IsZero() {
+		t.Fatal("no headers, no budget")
+	}
+}
