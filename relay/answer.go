@@ -28,9 +28,6 @@ func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int
 	}
 	defer x.close()
 	out.header = x.resp.Header
-	if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
-		return out, &failure{class: ClassClient, local: rerr}
-	}
 	out.firstByte = time.Since(rq.start)
 	if rq.stream && strings.HasPrefix(x.resp.Header.Get("Content-Type"), "text/event-stream") {
 		return r.stream(c, rq, x, out)
@@ -41,6 +38,9 @@ func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int
 	}
 	if len(body) > ResponseLimit || !gjson.ValidBytes(body) {
 		return out, &failure{class: ClassBadReply, status: x.resp.StatusCode, err: errors.New("upstream answered invalid JSON")}
+	}
+	if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
+		return out, &failure{class: ClassClient, local: rerr}
 	}
 	out.meter.Body(body)
 	out.status, out.ok, out.delivered = mappedStatus(ch, x.resp.StatusCode), true, true
@@ -136,6 +136,9 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 		if !committed {
 			if isErrorEvent(name, data) {
 				return out, &failure{class: ClassServer, status: http.StatusBadGateway, body: append([]byte(nil), data...)}
+			}
+			if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
+				return out, &failure{class: ClassClient, local: rerr}
 			}
 			h := w.Header()
 			h.Set("Content-Type", "text/event-stream")
