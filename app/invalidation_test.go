@@ -9,16 +9,17 @@ import (
 	"tollgate/app/apptest"
 )
 
-// eventually polls cond every 10 ms until it holds or within passes.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+// eventually polls cond every 10 ms until it holds or within passes, and returns how long it took.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
-	deadline := time.Now().Add(within)
+	start := time.Now()
 	for !cond() {
-		if time.Now().After(deadline) {
+		if time.Since(start) > within {
 			t.Fatalf("%s: not within %s", what, within)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	return time.Since(start)
 }
 
 func TestTwoNodes_WritesOnOneInvalidateTheOtherWithinASecond(t *testing.T) {

@@ -10,20 +10,6 @@ import (
 	"tollgate/service/health"
 )
 
-// within polls cond until it holds or the deadline passes, and returns how long it took.
-func within(t *testing.T, limit time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for time.Since(start) < limit {
-		if cond() {
-			return time.Since(start)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%s: not within %s", what, limit)
-	return 0
-}
-
 // TestTwoNodes_RoutingChangesReachTheOtherNodeWithinASecond runs two Tollgate nodes on one MariaDB + Redis: a
 // channel created on A is routable on B, a channel disabled on A stops being routed on B, and a breaker
 // tripped on A is avoided by B, each in under a second.
@@ -47,7 +33,7 @@ func TestTwoNodes_RoutingChangesReachTheOtherNodeWithinASecond(t *testing.T) {
 	}
 	var ch struct{ ID int64 }
 	r.JSON(t, &ch)
-	took := within(t, time.Second, "node B routes to a channel created on A", func() bool {
+	took := eventually(t, time.Second, "node B routes to a channel created on A", func() bool {
 		return len(b.App.Channels.Snapshot().Route("default", "m1")) == 1
 	})
 	t.Logf("create → routable on B in %s", took)
@@ -57,19 +43,19 @@ func TestTwoNodes_RoutingChangesReachTheOtherNodeWithinASecond(t *testing.T) {
 	var key struct{ Key string }
 	root.Do("POST", "/api/tokens", map[string]any{"name": "k"}).JSON(t, &key)
 	cb := &apptest.Client{T: t, Base: b.URL, Token: key.Key}
-	within(t, 2*time.Second, "node B relays through the channel", func() bool {
+	eventually(t, 2*time.Second, "node B relays through the channel", func() bool {
 		return cb.Do("POST", "/v1/chat/completions", map[string]any{"model": "m1", "messages": []any{map[string]string{"role": "user", "content": "hi"}}}).Status == 200
 	})
 
 	if r := root.Do("PATCH", fmt.Sprintf("/api/admin/channels/%d", ch.ID), map[string]any{"status": "disabled"}); r.Status != 200 {
 		t.Fatalf("disable: %d %s", r.Status, r.Body)
 	}
-	took = within(t, time.Second, "node B stops routing to a channel disabled on A", func() bool {
+	took = eventually(t, time.Second, "node B stops routing to a channel disabled on A", func() bool {
 		return len(b.App.Channels.Snapshot().Route("default", "m1")) == 0
 	})
 	t.Logf("disable → unroutable on B in %s", took)
 	root.Do("PATCH", fmt.Sprintf("/api/admin/channels/%d", ch.ID), map[string]any{"status": "enabled"})
-	within(t, time.Second, "re-enabled on B", func() bool { return len(b.App.Channels.Snapshot().Route("default", "m1")) == 1 })
+	eventually(t, time.Second, "re-enabled on B", func() bool { return len(b.App.Channels.Snapshot().Route("default", "m1")) == 1 })
 
 	// Trip the breaker on A with server errors; B must avoid the channel without seeing any failure itself.
 	if !b.App.Health.Available(ch.ID) {
@@ -81,7 +67,7 @@ func TestTwoNodes_RoutingChangesReachTheOtherNodeWithinASecond(t *testing.T) {
 	if a.App.Health.Available(ch.ID) {
 		t.Fatal("A must have opened the breaker")
 	}
-	took = within(t, time.Second, "node B avoids a channel whose breaker opened on A", func() bool {
+	took = eventually(t, time.Second, "node B avoids a channel whose breaker opened on A", func() bool {
 		return !b.App.Health.Available(ch.ID)
 	})
 	t.Logf("breaker open on A → avoided on B in %s", took)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -45,25 +46,11 @@ func Fail(c *gin.Context, err error) {
 func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
-		return itoa(n>>20) + " MiB"
+		return strconv.FormatInt(n>>20, 10) + " MiB"
 	case n >= 1<<10 && n%(1<<10) == 0:
-		return itoa(n>>10) + " KiB"
+		return strconv.FormatInt(n>>10, 10) + " KiB"
 	}
-	return itoa(n) + " B"
-}
-
-func itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
+	return strconv.FormatInt(n, 10) + " B"
 }
 
 // Bind decodes the JSON body into v; malformed JSON, wrong types and oversized bodies become console errors.

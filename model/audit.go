@@ -32,13 +32,7 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter, p Page) ([]AuditLo
 	if f.Action != "" {
 		q = q.Where("action = ?", f.Action)
 	}
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
-		return nil, 0, err
-	}
-	var out []AuditLog
-	err := q.Order("id DESC").Offset(p.Offset()).Limit(p.Size).Find(&out).Error
-	return out, total, err
+	return newestPage[AuditLog](q, p)
 }
 
 // CreateAudit appends one audit entry.

@@ -120,7 +120,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	})
 }
 
-// notFound maps gorm's not-found to ErrNotFound and duplicates to ErrDuplicate.
+// translate maps gorm's not-found to ErrNotFound and duplicates to ErrDuplicate.
 func translate(err error) error {
 	switch {
 	case err == nil:
@@ -135,6 +135,17 @@ func translate(err error) error {
 
 // Page is a 1-based page request.
 type Page struct{ Page, Size int }
+
+// newestPage counts the rows q selects and loads one page of them, newest (highest id) first.
+func newestPage[T any](q *gorm.DB, p Page) ([]T, int64, error) {
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var out []T
+	err := q.Order("id DESC").Offset(p.Offset()).Limit(p.Size).Find(&out).Error
+	return out, total, err
+}
 
 // Offset returns the SQL offset of the page.
 func (p Page) Offset() int { return (p.Page - 1) * p.Size }

@@ -69,20 +69,7 @@ func (s *Store) ListTokens(ctx context.Context, f TokenFilter, p Page) ([]Token,
 	if f.Query != "" {
 		q = q.Where("name LIKE ? ESCAPE '!'", "%"+escapeLike(f.Query)+"%")
 	}
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
-		return nil, 0, err
-	}
-	var out []Token
-	err := q.Order("id DESC").Offset(p.Offset()).Limit(p.Size).Find(&out).Error
-	return out, total, err
-}
-
-// TokenIDsOfUser lists the ids and hashes of one user's tokens (for cache invalidation).
-func (s *Store) TokenIDsOfUser(ctx context.Context, userID int64) ([]Token, error) {
-	var out []Token
-	err := s.DB.WithContext(ctx).Select("id", "key_hash").Where("user_id = ?", userID).Find(&out).Error
-	return out, err
+	return newestPage[Token](q, p)
 }
 
 // SaveToken writes every column of t.

@@ -90,13 +90,7 @@ func (s *Store) ListUsers(ctx context.Context, f UserFilter, p Page) ([]User, in
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
-		return nil, 0, err
-	}
-	var users []User
-	err := q.Order("id DESC").Offset(p.Offset()).Limit(p.Size).Find(&users).Error
-	return users, total, err
+	return newestPage[User](q, p)
 }
 
 // UpdateUserFields writes the given columns of one user.

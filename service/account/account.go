@@ -182,6 +182,7 @@ func (s *Service) EnsureRoot(ctx context.Context, password string) (string, erro
 		if err != nil {
 			return "", err
 		}
+		// A random base62 string may lack a letter or a digit, which the password rule requires.
 		password, generated = p+"9a", p+"9a"
 	}
 	_, err = s.create(ctx, RegisterInput{Username: "root", Password: password}, model.RoleRoot, "default", 0)

@@ -37,6 +37,5 @@ func As(err error) (*Error, bool) {
 
 // Common errors.
 var (
-	ErrNotFound  = func(code string) *Error { return New(http.StatusNotFound, code) }
 	ErrForbidden = New(http.StatusForbidden, "forbidden")
 )

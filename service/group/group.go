@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/shopspring/decimal"
@@ -78,7 +80,7 @@ func (s *Service) Selectable(own string) []model.Group {
 			out = append(out, g)
 		}
 	}
-	sortGroups(out)
+	slices.SortFunc(out, func(a, b model.Group) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

@@ -5,6 +5,7 @@ package pricing
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -73,6 +74,7 @@ type Service struct {
 	settings *setting.Service
 	audit    *audit.Log
 	snap     atomic.Pointer[map[string]Price]
+	def      atomic.Pointer[defaultPrice]
 }
 
 // New builds the service; call Load before serving.
@@ -107,12 +109,22 @@ func (s *Service) Lookup(modelName string) (Price, bool) {
 	if st.UnknownModelPolicy != "default" {
 		return Price{}, false
 	}
-	p, err := parseRow(setting.PriceRow(st.DefaultPrice))
-	if err != nil {
-		return Price{}, false
+	d := s.def.Load()
+	if d == nil || d.from != st { // parse the default once per settings snapshot, not per request
+		p, err := parseRow(st.DefaultPrice)
+		d = &defaultPrice{from: st, p: p, ok: err == nil}
+		s.def.Store(d)
 	}
+	p := d.p
 	p.Model = modelName
-	return p, true
+	return p, d.ok
+}
+
+// defaultPrice is the settings' default price, parsed, with the snapshot it came from.
+type defaultPrice struct {
+	from *setting.Settings
+	p    Price
+	ok   bool
 }
 
 // All returns every configured price.
@@ -122,7 +134,7 @@ func (s *Service) All() []Price {
 	for _, p := range m {
 		out = append(out, p)
 	}
-	sortPrices(out)
+	slices.SortFunc(out, func(a, b Price) int { return strings.Compare(a.Model, b.Model) })
 	return out
 }
 

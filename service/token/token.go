@@ -293,7 +293,7 @@ func (s *Service) Get(ctx context.Context, id, userID int64) (*View, error) {
 	return s.view(ctx, t), nil
 }
 
-// Update edits a key of owner (admins pass the key's owner and adminOnly restricts them to status).
+// Update edits a key of owner; admins change other users' keys only through SetStatus.
 func (s *Service) Update(ctx context.Context, owner *model.User, id int64, in Input) (*View, error) {
 	t, err := s.own(ctx, id, owner.ID)
 	if err != nil {
