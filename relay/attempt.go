@@ -126,6 +126,11 @@ type outcome struct {
 	attempts  []model.Attempt
 	sticky    string
 	header    http.Header // the upstream's answer headers (rate-limit budget for health metrics)
+	// What the log may show a user: errCode is the gateway's own error code for what the client got (an
+	// i18n code such as "upstream_timeout"); errShown says the upstream's error text itself was passed to the
+	// client (a client error passed through), so the user may read it in their logs.
+	errCode  string
+	errShown bool
 }
 
 // attempt tries channels until one answers or the retry budget, the candidates or the client run out.

@@ -52,6 +52,11 @@ type Settings struct {
 	RetryBudget          int         `json:"retry_budget"`           // extra attempts after the first
 	ChannelTestInterval  int         `json:"channel_test_interval"`  // seconds between recovery tests (0 = off)
 	ErrorRules           []ErrorRule `json:"error_rules"`            // admin keyword rules for upstream errors
+	RequestDeadline      int         `json:"request_deadline"`       // seconds one relay request may take across all attempts
+	FirstByteBudget      int         `json:"first_byte_budget"`      // seconds until the first byte reaches the client, across attempts
+	RecoveryRamp         int         `json:"recovery_ramp"`          // seconds a channel back from OPEN takes to ramp from 10 % to full weight
+	SignupRateLimit      int         `json:"signup_rate_limit"`      // sign-ups per IP per hour (0 = unlimited)
+	ShowChannelToUsers   bool        `json:"show_channel_to_users"`  // users see the channel name in their own logs
 }
 
 // Defaults are what a fresh install starts with.
@@ -60,6 +65,7 @@ func Defaults() Settings {
 		SiteName: "Tollgate", RegistrationOpen: true, DefaultGroup: "default", UnknownModelPolicy: "refuse",
 		DefaultPrice:         PriceRow{Input: "0", Output: "0", CacheRead: "0", CacheWrite: "0", PerCall: "0"},
 		EstimateOutputTokens: 4096, RetryBudget: 3, ChannelTestInterval: 300,
+		RequestDeadline: 600, FirstByteBudget: 300, RecoveryRamp: 60, SignupRateLimit: 10,
 	}
 }
 
@@ -160,6 +166,14 @@ func validate(s *Settings) error {
 		return apperr.Field("retry_budget", "must be between 0 and 10")
 	case s.ChannelTestInterval < 0 || s.ChannelTestInterval > 86400:
 		return apperr.Field("channel_test_interval", "seconds between 0 and 86400")
+	case s.RequestDeadline < 1 || s.RequestDeadline > 86400:
+		return apperr.Field("request_deadline", "seconds between 1 and 86400")
+	case s.FirstByteBudget < 1 || s.FirstByteBudget > 86400:
+		return apperr.Field("first_byte_budget", "seconds between 1 and 86400")
+	case s.RecoveryRamp < 0 || s.RecoveryRamp > 3600:
+		return apperr.Field("recovery_ramp", "seconds between 0 and 3600")
+	case s.SignupRateLimit < 0 || s.SignupRateLimit > 100000:
+		return apperr.Field("signup_rate_limit", "sign-ups per IP per hour between 0 and 100000")
 	case len(s.ErrorRules) > 200:
 		return apperr.Field("error_rules", "at most 200 rules")
 	case s.DefaultGroup == "":
