@@ -93,6 +93,7 @@ type Config struct {
 	RateLimitCooldown time.Duration // key cooldown after a 429 with no reset hint (default 30s)
 	AuthDisable       time.Duration // how long auth/upstream_quota disables a key (default 24h)
 	ModelDisable      time.Duration // how long model_unsupported excludes a model (default 24h)
+	RampHold          time.Duration // how long a channel's recovery time stays shared: the longest ramp (default 1h)
 }
 
 func (c Config) withDefaults() Config {
@@ -122,6 +123,7 @@ func (c Config) withDefaults() Config {
 	def(&c.RateLimitCooldown, 30*time.Second)
 	def(&c.AuthDisable, 24*time.Hour)
 	def(&c.ModelDisable, 24*time.Hour)
+	def(&c.RampHold, time.Hour)
 	return c
 }
 
@@ -152,6 +154,7 @@ type ChannelHealth struct {
 	State             State       `json:"state"`
 	CooldownUntil     *time.Time  `json:"cooldown_until,omitempty"`
 	Trips             int         `json:"trips"`
+	RecoveredAt       *time.Time  `json:"recovered_at,omitempty"` // last close from OPEN: the traffic ramp's start
 	Keys              []KeyHealth `json:"keys"`
 	Metrics           Metrics     `json:"metrics"`
 	UnsupportedModels []string    `json:"unsupported_models"`
