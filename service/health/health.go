@@ -12,6 +12,9 @@
 //	... send ...
 //	end(); t.Record(Outcome{ChannelID: ch, Key: key, Class: class, Probe: probe, ...})
 //
+// A passing channel test (TestPassed) clears only the tested key and turns an OPEN channel HALF_OPEN; a channel
+// that closes after being OPEN ramps back: RampShare is the share of its weight the relay should give it.
+//
 // Every attempt admitted by Allow must be recorded (Probe copied from Allow), or its probe slot is held for one
 // Window. HALF_OPEN admits HalfOpenProbes probes per node, so N nodes probe with up to N×HalfOpenProbes.
 // A node reads the cache lazily, at most once a second per channel, key and model, and again after the bus

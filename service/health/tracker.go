@@ -309,8 +309,9 @@ func (t *Tracker) AllKeysDisabled(channelID int64, keys int) bool {
 	return true
 }
 
-// Reset forgets the channel's breaker, key and model state on every node (an admin re-enabled or edited the
-// channel, or a channel test passed). Metrics are kept.
+// Reset forgets the channel's breaker, key and model state on every node. Metrics are kept. A channel that
+// was not CLOSED ramps back like one closed by probes. (A passing channel test uses TestPassed instead, which
+// clears only the tested key.)
 func (t *Tracker) Reset(channelID int64) {
 	cs := t.channel(channelID)
 	now := t.now()
