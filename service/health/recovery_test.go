@@ -133,4 +133,3 @@ func TestRampShare_RisesFromTenPercentOverTheRampOnEveryNode(t *testing.T) {
 		}
 	})
 }
-
