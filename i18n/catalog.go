@@ -52,6 +52,9 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "The upstream did not answer in time.",
 		"upstream_bad_reply":   "The upstream returned an invalid response.",
 		"unsupported_endpoint": "This endpoint is not supported by the selected channel.",
+		// Deadlines (request_deadline / first_byte_budget settings).
+		"request_deadline":    "The request ran past the gateway's deadline before any upstream answered.",
+		"first_byte_deadline": "No upstream began answering within the gateway's first-byte budget.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -103,5 +106,8 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "上游响应超时。",
 		"upstream_bad_reply":   "上游返回了无效的响应。",
 		"unsupported_endpoint": "所选渠道不支持该接口。",
+		// Deadlines (request_deadline / first_byte_budget settings).
+		"request_deadline":    "请求超过了网关的总时限，上游仍未给出应答。",
+		"first_byte_deadline": "在网关的首字节时限内，没有上游开始应答。",
 	},
 }

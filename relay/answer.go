@@ -22,7 +22,7 @@ import (
 // client is returned for the attempt loop to retry; after the first byte the answer is the client's.
 func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int) (*outcome, *failure) {
 	out := &outcome{ch: ch, keyIdx: k, meter: meter.New(rq.ep)}
-	x, f := r.send(c, rq, ch, k)
+	x, f := r.send(c.Request.Context(), c.Request.Header, rq, ch, k)
 	if f != nil {
 		return out, f
 	}

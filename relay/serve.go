@@ -34,6 +34,7 @@ type request struct {
 	pending     chan *relayError // a reservation in flight alongside the upstream request
 	reserveErr  *relayError      // how that reservation ended
 	debug       bool             // an admin asked for route headers (X-Tollgate-Debug: 1)
+	limits      deadlines        // the request's time budgets across attempts (attempt.go)
 }
 
 func (rq *request) account() ledger.Account {
