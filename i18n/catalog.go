@@ -43,7 +43,7 @@ var catalog = map[Lang]map[string]string{
 		"model_not_allowed":    "This API key may not use the model %q.",
 		"model_not_found":      "The model %q does not exist or is not available to you.",
 		"model_required":       "The request has no model.",
-		"insufficient_quota":   "Insufficient balance for this request: please top up.",
+		"insufficient_quota":   "Your credit balance is too low for this request: please top up.",
 		"key_quota_exhausted":  "This API key's quota is used up.",
 		"rate_limited":         "Too many requests for this API key; slow down.",
 		"concurrency_limited":  "Too many concurrent requests for this API key.",
@@ -52,6 +52,10 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "The upstream did not answer in time.",
 		"upstream_bad_reply":   "The upstream returned an invalid response.",
 		"unsupported_endpoint": "This endpoint is not supported by the selected channel.",
+		// relay errors as each protocol's clients expect them (issue 8, item 9)
+		"upstream_client_error": "The upstream refused the request as invalid.",
+		"upstream_stream_error": "The upstream reported an error in the middle of the answer.",
+		"upstream_overloaded":   "The upstream is overloaded; try again shortly.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -103,5 +107,9 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "上游响应超时。",
 		"upstream_bad_reply":   "上游返回了无效的响应。",
 		"unsupported_endpoint": "所选渠道不支持该接口。",
+		// relay errors as each protocol's clients expect them (issue 8, item 9)
+		"upstream_client_error": "上游认为该请求无效并拒绝了它。",
+		"upstream_stream_error": "上游在回答过程中报告了错误。",
+		"upstream_overloaded":   "上游过载，请稍后重试。",
 	},
 }
