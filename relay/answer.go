@@ -52,6 +52,8 @@ var (
 	doneData    = []byte("[DONE]")
 	eventPrefix = []byte("event:")
 	dataPrefix  = []byte("data:")
+	errorWord   = []byte(`"error"`)
+	failedWord  = []byte("response.failed")
 )
 
 // parseEvent extracts the event name and the (joined) data of one raw SSE event.
@@ -98,6 +100,9 @@ func terminal(ep adaptor.Endpoint, name string, data []byte) bool {
 func isErrorEvent(name string, data []byte) bool {
 	if name == "error" {
 		return true
+	}
+	if !bytes.Contains(data, errorWord) && !bytes.Contains(data, failedWord) {
+		return false // every event is checked: skip the parse for the content chunks that say neither
 	}
 	r := gjson.GetManyBytes(data, "type", "error")
 	return r[0].String() == "error" || r[0].String() == "response.failed" || r[1].IsObject()

@@ -259,7 +259,7 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 		c.Abort()
 		return out
 	}
-	if f.class == ClassClient && len(f.body) > 0 && f.status >= 400 && f.status < 500 {
+	if f.class == ClassClient && len(f.body) > 0 {
 		out.status = mappedStatus(st.lastCh, f.status)
 		writeJSON(c, out.status, f.body)
 		c.Abort()

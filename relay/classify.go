@@ -234,6 +234,8 @@ func statusClass(status int, body []byte, fields []string) Class {
 		case status == http.StatusBadRequest && strings.HasPrefix(errorMessage(body), anthropicCreditLow):
 			return ClassUpstreamQuota
 		}
+	default: // 1xx/3xx: not an answer an API call can use (redirects are not followed)
+		return ClassBadReply
 	}
 	return ClassClient
 }

@@ -38,6 +38,7 @@ func TestClassifyStatus_StatusFirstThenStructuredFields(t *testing.T) {
 		{"504 is timeout", 504, ``, ClassTimeout},
 		{"408 is timeout", 408, ``, ClassTimeout},
 		{"not JSON 400 is client", 400, `<html>bad</html>`, ClassClient},
+		{"a redirect is a bad reply", 307, ``, ClassBadReply},
 		// Hostile echoes: the caller's text comes back inside a 4xx message and must not condemn the key.
 		{"echo incorrect api key", 400, `{"error":{"message":"Invalid value: 'Incorrect API key provided: sk-abc'. Supported values are: 'user'.","type":"invalid_request_error","param":"messages[0].role","code":"invalid_value"}}`, ClassClient},
 		{"echo invalid x-api-key", 400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.0.role: Input should be 'user' or 'assistant', got 'invalid x-api-key'"}}`, ClassClient},
