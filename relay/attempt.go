@@ -296,8 +296,8 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	return out
 }
 
-// overloaded says whether a failure is the upstream saying it is overloaded: a 529 or 503, or an overloaded error
-// (overloaded_error, server_is_overloaded) in its structured fields, as an answer or as a stream's first event.
+// overloaded says whether a failure is the upstream saying it is overloaded: a 529 or 503, or an overloaded
+// error (overloaded_error, server_is_overloaded) in its structured fields, as an answer or a stream's first event.
 func overloaded(f *failure) bool {
 	if f.class != ClassServer {
 		return false

@@ -25,8 +25,9 @@ func newErr(status int, code string, args ...any) *relayError {
 
 // moneyRefusal is the answer to a caller whose balance or key budget cannot cover the request, in the shape
 // that makes that protocol's clients stop at once instead of retrying:
-//   - OpenAI callers get OpenAI's own answer for an exhausted account, 429 with type insufficient_quota.
-//     Codex CLI and the OpenAI SDKs retry a 402 (Codex five times) but treat insufficient_quota as final.
+//   - OpenAI callers get OpenAI's own answer for an exhausted account, 429 with type insufficient_quota:
+//     Codex CLI retries a 402 five times but stops at once on insufficient_quota. The OpenAI SDKs would
+//     retry a 429; x-should-retry: false (below) stops them.
 //   - Anthropic callers get 402 billing_error, Anthropic's documented type for a billing refusal. Anthropic's
 //     API itself says "Your credit balance is too low…" as a 400 invalid_request_error; both are outside the
 //     statuses the Anthropic SDK and Claude Code retry (408, 409, 429, 5xx), and 402 billing_error also tells

@@ -47,8 +47,8 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 	}
 	ctx := fin.ctx
 	if rq.awaitReserve() != nil {
-		// The overlapped reservation was refused: the client got the refusal like any refused request, the upstream
-		// call was cancelled before anything came back, nothing is held. Refusals have no usage row.
+		// The overlapped reservation was refused: the client got the refusal like any refused request, the
+		// upstream call was cancelled before anything came back, nothing is held. Refusals have no usage row.
 		return
 	}
 	if r.Headroom != nil && rq.billable() {
