@@ -5,6 +5,7 @@ package relay_test
 // refusals stop the SDKs and CLIs at once; an overloaded upstream reaches Anthropic callers as 529.
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -228,5 +229,51 @@ func TestOverloaded_AnthropicCallersGet529OpenAICallers503(t *testing.T) {
 		if l.ErrorClass != "server" {
 			t.Fatalf("log %s class %q, want server", l.RequestID, l.ErrorClass)
 		}
+	}
+}
+
+func TestClassify_AdminRulesKeepWorkingWhereMeant(t *testing.T) {
+	t.Parallel()
+	r := newResilient(t)
+	r.settings(map[string]any{"error_rules": []map[string]any{
+		{"status": 500, "contains": "upstream busy", "class": "rate_limited"},
+		{"contains": "suspended", "class": "auth"},
+	}})
+	busy := relaytest.Fault{Kind: relaytest.FaultStatus, Status: http.StatusInternalServerError, Code: relaytest.CodeServerError,
+		Message: "upstream busy, try again"}
+	up := fake(t, relaytest.FailFirst(1, busy))
+	spec := openaiChannel(up, "sk-rule-key-0001", "sk-rule-key-0002")
+	spec.KeyStrategy = "round_robin"
+	id := r.channel(spec)
+
+	// A flaky upstream's 5xx, named by a rule with its status: the key cools (rate_limited), the next one serves.
+	a := r.chat(chatBody(rsModel, false))
+	a.mustOK(t)
+	if got := attemptsOf(r.logOf(a.reqID)); got != fmt.Sprintf("%d:rate_limited,%d:ok", id, id) {
+		t.Fatalf("attempts = %s", got)
+	}
+	cooling := 0
+	for _, k := range r.health(id).Keys {
+		if k.State == "cooling" {
+			cooling++
+		}
+	}
+	if cooling != 1 {
+		t.Fatalf("keys cooling = %d, want 1: %+v", cooling, r.health(id).Keys)
+	}
+
+	// A rule without a status is not triggered by a caller's word echoed in a 400 ...
+	up.Set(relaytest.FailFirst(1, echo400("Invalid value: 'account suspended'")))
+	a = r.chat(chatBody(rsModel, false))
+	openAIErr(t, a, http.StatusBadRequest, "invalid_value")
+	if l := r.logOf(a.reqID); l.ErrorClass != "client" {
+		t.Fatalf("echoed rule word classed %q, want client", l.ErrorClass)
+	}
+	// ... but reads a 403's body, where the upstream speaks about the key.
+	up.Set(relaytest.FailFirst(1, relaytest.Fault{Kind: relaytest.FaultStatus, Status: http.StatusForbidden,
+		Message: "This account is suspended"}))
+	a = r.chat(chatBody(rsModel, false))
+	if l := r.logOf(a.reqID); l.Attempts.V[0].Class != "auth" {
+		t.Fatalf("403 suspended classed %q, want auth", l.Attempts.V[0].Class)
 	}
 }
