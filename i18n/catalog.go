@@ -43,7 +43,7 @@ var catalog = map[Lang]map[string]string{
 		"model_not_allowed":    "This API key may not use the model %q.",
 		"model_not_found":      "The model %q does not exist or is not available to you.",
 		"model_required":       "The request has no model.",
-		"insufficient_quota":   "Insufficient balance for this request: please top up.",
+		"insufficient_quota":   "Your credit balance is too low for this request: please top up.",
 		"key_quota_exhausted":  "This API key's quota is used up.",
 		"rate_limited":         "Too many requests for this API key; slow down.",
 		"concurrency_limited":  "Too many concurrent requests for this API key.",
@@ -55,6 +55,10 @@ var catalog = map[Lang]map[string]string{
 		// Deadlines (request_deadline / first_byte_budget settings).
 		"request_deadline":    "The request ran past the gateway's deadline before any upstream answered.",
 		"first_byte_deadline": "No upstream began answering within the gateway's first-byte budget.",
+		// Relay errors as each protocol's clients expect them.
+		"upstream_client_error": "The upstream refused the request as invalid.",
+		"upstream_stream_error": "The upstream reported an error in the middle of the answer.",
+		"upstream_overloaded":   "The upstream is overloaded; try again shortly.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -109,5 +113,9 @@ var catalog = map[Lang]map[string]string{
 		// Deadlines (request_deadline / first_byte_budget settings).
 		"request_deadline":    "请求超过了网关的总时限，上游仍未给出应答。",
 		"first_byte_deadline": "在网关的首字节时限内，没有上游开始应答。",
+		// Relay errors as each protocol's clients expect them.
+		"upstream_client_error": "上游认为该请求无效并拒绝了它。",
+		"upstream_stream_error": "上游在回答过程中报告了错误。",
+		"upstream_overloaded":   "上游过载，请稍后重试。",
 	},
 }

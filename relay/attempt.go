@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"tollgate/model"
+	"tollgate/relay/adaptor"
 	"tollgate/relay/meter"
 	"tollgate/service/channel"
 	"tollgate/service/health"
@@ -213,6 +214,9 @@ type outcome struct {
 	// client (a client error passed through), so the user may read it in their logs.
 	errCode  string
 	errShown bool
+	// upstreamErr: the upstream itself ended a delivered answer with an error event (Anthropic error,
+	// Responses response.failed, an OpenAI chunk carrying "error"); only the usage it reported is billed.
+	upstreamErr bool
 }
 
 // attempt tries channels until one answers or the retry budget, the candidates or the client run out.
@@ -338,19 +342,21 @@ func (r *Relay) maybeAutoDisable(ch *channel.Channel) {
 
 // failed answers the client after every attempt failed: an upstream client error passes through as the
 // upstream said it (the request itself is wrong); anything else becomes one clear error in the protocol.
+// out.errCode is the gateway's code for what the client got; out.errShown says the upstream's own error
+// body was what the client got.
 func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	out := &outcome{attempts: st.attempts, ch: st.lastCh}
 	f := st.last
 	if f == nil {
 		rerr := newErr(http.StatusServiceUnavailable, "no_channel", rq.model)
 		fail(c, rq.proto, rerr)
-		out.status, out.class, out.errMsg = rerr.status, ClassNone, "no healthy channel"
+		out.status, out.class, out.errMsg, out.errCode = rerr.status, ClassNone, "no healthy channel", rerr.code
 		return out
 	}
 	out.class, out.errMsg = f.class, f.message()
 	if f.local != nil {
 		fail(c, rq.proto, f.local)
-		out.status, out.class, out.errMsg = f.local.status, ClassNone, f.local.code
+		out.status, out.class, out.errMsg, out.errCode = f.local.status, ClassNone, f.local.code, f.local.code
 		return out
 	}
 	if f.class == ClassCanceled {
@@ -362,21 +368,52 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 		out.status = mappedStatus(st.lastCh, f.status)
 		writeJSON(c, out.status, f.body)
 		c.Abort()
+		out.errCode, out.errShown = "upstream_client_error", true
 		return out
 	}
 	var rerr *relayError
-	switch f.class {
-	case ClassTimeout:
+	switch {
+	case f.class == ClassClient:
+		status := f.status
+		if status < 400 || status >= 500 {
+			status = http.StatusBadRequest
+		}
+		rerr = newErr(status, "upstream_client_error")
+	case f.class == ClassTimeout:
 		rerr = newErr(http.StatusGatewayTimeout, "upstream_timeout")
-	case ClassRateLimited:
+	case f.class == ClassRateLimited:
 		rerr = newErr(http.StatusTooManyRequests, "upstream_error", "rate limited")
-	case ClassBadReply:
+	case f.class == ClassBadReply:
 		rerr = newErr(http.StatusBadGateway, "upstream_bad_reply")
+	case overloaded(f):
+		// Anthropic's clients know 529 overloaded_error (and retry it with backoff); OpenAI's know a 503.
+		status := http.StatusServiceUnavailable
+		if rq.proto == adaptor.Anthropic {
+			status = 529
+		}
+		rerr = newErr(status, "upstream_overloaded")
 	default:
 		rerr = newErr(http.StatusBadGateway, "upstream_error", string(f.class))
 	}
 	rerr.status = mappedStatus(st.lastCh, rerr.status)
 	fail(c, rq.proto, rerr)
-	out.status = rerr.status
+	out.status, out.errCode = rerr.status, rerr.code
 	return out
+}
+
+// overloaded says whether a failure is the upstream saying it is overloaded: a 529 or 503, or an overloaded
+// error (overloaded_error, server_is_overloaded) in its structured fields, as an answer or a stream's first event.
+func overloaded(f *failure) bool {
+	if f.class != ClassServer {
+		return false
+	}
+	if f.status == 529 || f.status == http.StatusServiceUnavailable {
+		return true
+	}
+	for _, v := range errorFields(f.body) {
+		if v == "overloaded_error" || v == "server_is_overloaded" {
+			return true
+		}
+	}
+	return false
 }

@@ -191,9 +191,9 @@ func (r *Relay) reserve(ctx context.Context, rq *request, hold int64) *relayErro
 	case err == nil:
 		return nil
 	case errors.Is(err, ledger.ErrInsufficientToken):
-		return newErr(http.StatusPaymentRequired, "key_quota_exhausted")
+		return moneyRefusal(rq.proto, "key_quota_exhausted")
 	case errors.Is(err, ledger.ErrInsufficient):
-		return newErr(http.StatusPaymentRequired, "insufficient_quota")
+		return moneyRefusal(rq.proto, "insufficient_quota")
 	}
 	return newErr(http.StatusServiceUnavailable, "cache_unavailable")
 }
