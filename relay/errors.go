@@ -78,6 +78,8 @@ func anthropicType(status int) string {
 		return "billing_error"
 	case 529, http.StatusServiceUnavailable:
 		return "overloaded_error"
+	case http.StatusGatewayTimeout:
+		return "timeout_error"
 	}
 	if status >= 500 {
 		return "api_error"
