@@ -52,6 +52,14 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "The upstream did not answer in time.",
 		"upstream_bad_reply":   "The upstream returned an invalid response.",
 		"unsupported_endpoint": "This endpoint is not supported by the selected channel.",
+		// Keys, groups and accounts (issue 8 items 5 and 6).
+		"weak_password_common":   "This password is one of the most commonly used passwords; choose another.",
+		"weak_password_username": "The password must not contain your username.",
+		"login_delayed":          "Too many failed sign-ins for this username; wait %d seconds before trying again.",
+		"too_many_signups":       "Too many sign-ups from your address (at most %d per hour); try again later.",
+		"key_admin_disabled":     "An administrator disabled this API key; only an administrator can enable it again.",
+		"key_owner_protected":    "You may not change the API keys of a user whose role is equal to or higher than yours.",
+		"group_revoked":          "This API key uses the group %q, which its owner may no longer use; choose another group for the key.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -103,5 +111,13 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "上游响应超时。",
 		"upstream_bad_reply":   "上游返回了无效的响应。",
 		"unsupported_endpoint": "所选渠道不支持该接口。",
+		// Keys, groups and accounts (issue 8 items 5 and 6).
+		"weak_password_common":   "该密码属于最常用的密码之一，请换一个。",
+		"weak_password_username": "密码不能包含你的用户名。",
+		"login_delayed":          "该用户名登录失败次数过多，请等待 %d 秒后再试。",
+		"too_many_signups":       "你的地址注册次数过多（每小时最多 %d 次），请稍后再试。",
+		"key_admin_disabled":     "该 API 密钥已被管理员禁用，只有管理员可以重新启用。",
+		"key_owner_protected":    "你不能修改角色等于或高于你的用户的 API 密钥。",
+		"group_revoked":          "该 API 密钥使用的分组 %q 已不再对其所有者开放，请为该密钥选择其他分组。",
 	},
 }
