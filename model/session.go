@@ -50,10 +50,11 @@ func (s *Store) SessionByHash(ctx context.Context, hash string) (*Session, error
 	return &sess, nil
 }
 
-// RevokeFamily revokes every live session of one refresh-token family (of one user).
-func (s *Store) RevokeFamily(ctx context.Context, userID int64, family string, now time.Time) error {
-	return s.DB.WithContext(ctx).Model(&Session{}).Where("user_id = ? AND family = ? AND revoked_at IS NULL", userID, family).
-		Update("revoked_at", now).Error
+// RevokeFamily revokes every live session of one refresh-token family (of one user) and says how many were live.
+func (s *Store) RevokeFamily(ctx context.Context, userID int64, family string, now time.Time) (int64, error) {
+	res := s.DB.WithContext(ctx).Model(&Session{}).Where("user_id = ? AND family = ? AND revoked_at IS NULL", userID, family).
+		Update("revoked_at", now)
+	return res.RowsAffected, res.Error
 }
 
 // RevokeUserSessions revokes every session of a user (password change, disable).

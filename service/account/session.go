@@ -130,25 +130,31 @@ func (s *Service) reused(ctx context.Context, hash, ip string) {
 	if err != nil || old.RevokedAt == nil || !old.ExpiresAt.After(s.opt.Now()) {
 		return // unknown or merely expired: nothing was stolen
 	}
-	if err := s.endFamily(ctx, old.UserID, old.Family); err != nil {
+	live, err := s.endFamily(ctx, old.UserID, old.Family)
+	if err != nil {
 		slog.Error("revoke refresh family", "user", old.UserID, "err", err)
 		return
+	}
+	if live == 0 {
+		return // the family had already ended (logout, an earlier reuse): nothing new to report
 	}
 	s.audit.Record(ctx, audit.Actor{ID: old.UserID, IP: ip}, "user.refresh_reuse", strconv.FormatInt(old.UserID, 10),
 		map[string]string{"family": old.Family})
 }
 
 // endFamily revokes a family's refresh tokens in SQL and its access JWTs in the cache (for as long as a JWT
-// can live). A family-less session (made before families existed) ends every session of its user.
-func (s *Service) endFamily(ctx context.Context, userID int64, family string) error {
+// can live), and says how many refresh tokens were still live. A family-less session (made before families
+// existed) ends every session of its user.
+func (s *Service) endFamily(ctx context.Context, userID int64, family string) (int64, error) {
 	now := s.opt.Now()
 	if family == "" {
-		return s.store.RevokeUserSessions(ctx, userID, now)
+		return 1, s.store.RevokeUserSessions(ctx, userID, now)
 	}
-	if err := s.store.RevokeFamily(ctx, userID, family, now); err != nil {
-		return err
+	live, err := s.store.RevokeFamily(ctx, userID, family, now)
+	if err != nil {
+		return 0, err
 	}
-	return s.cache.Set(ctx, revokedKey(family), []byte("1"), s.opt.AccessTTL+time.Minute)
+	return live, s.cache.Set(ctx, revokedKey(family), []byte("1"), s.opt.AccessTTL+time.Minute)
 }
 
 func revokedKey(family string) string { return "sessrev:" + family }
@@ -159,7 +165,7 @@ func (s *Service) Logout(ctx context.Context, refresh, access string) error {
 	if refresh != "" {
 		sess, err := s.store.SessionByHash(ctx, sha(refresh))
 		if err == nil {
-			if err := s.endFamily(ctx, sess.UserID, sess.Family); err != nil {
+			if _, err := s.endFamily(ctx, sess.UserID, sess.Family); err != nil {
 				return err
 			}
 		} else if !errors.Is(err, model.ErrNotFound) {
@@ -169,7 +175,8 @@ func (s *Service) Logout(ctx context.Context, refresh, access string) error {
 	if access != "" {
 		if c, err := s.parse(access); err == nil && c.Sid != "" {
 			if id, err := strconv.ParseInt(c.Subject, 10, 64); err == nil {
-				return s.endFamily(ctx, id, c.Sid)
+				_, err := s.endFamily(ctx, id, c.Sid)
+				return err
 			}
 		}
 	}
