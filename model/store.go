@@ -145,7 +145,7 @@ func backfillUsernameLower(db *gorm.DB) error {
 		ID            int64
 		UsernameLower string
 	}
-	if err := db.Model(&User{}).Select("id, username_lower").Order("id").Find(&rows).Error; err != nil {
+	if err := db.Raw("SELECT id, username_lower FROM users ORDER BY id").Scan(&rows).Error; err != nil {
 		return fmt.Errorf("read usernames: %w", err)
 	}
 	seen := make(map[string]bool, len(rows))
@@ -154,8 +154,7 @@ func backfillUsernameLower(db *gorm.DB) error {
 			seen[r.UsernameLower] = true
 			continue
 		}
-		if err := db.Model(&User{}).Where("id = ?", r.ID).
-			UpdateColumn("username_lower", fmt.Sprintf("%s#%d", r.UsernameLower, r.ID)).Error; err != nil {
+		if err := db.Exec("UPDATE users SET username_lower = ? WHERE id = ?", fmt.Sprintf("%s#%d", r.UsernameLower, r.ID), r.ID).Error; err != nil {
 			return fmt.Errorf("disambiguate username %d: %w", r.ID, err)
 		}
 	}

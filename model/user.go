@@ -82,11 +82,13 @@ func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
 // case before usernames became case-insensitive keep signing in with their exact name (see backfillUsernameLower).
 func (s *Store) UserByUsername(ctx context.Context, name string) (*User, error) {
 	var u User
-	err := s.DB.WithContext(ctx).Where("username = ? OR username_lower = ?", name, strings.ToLower(name)).
-		Order(clause.OrderBy{Expression: clause.Expr{SQL: "CASE WHEN username = ? THEN 0 ELSE 1 END", Vars: []any{name}}}).
-		First(&u).Error
-	if err != nil {
-		return nil, translate(err)
+	res := s.DB.WithContext(ctx).Where("username = ? OR username_lower = ?", name, strings.ToLower(name)).
+		Order(clause.OrderBy{Expression: clause.Expr{SQL: "CASE WHEN username = ? THEN 0 ELSE 1 END, id", Vars: []any{name}}}).Limit(1).Find(&u)
+	if res.Error != nil {
+		return nil, translate(res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return nil, ErrNotFound
 	}
 	return &u, nil
 }
