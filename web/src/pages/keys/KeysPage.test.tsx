@@ -9,6 +9,8 @@ const created = {
   name: 'ci',
   key: 'sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKL',
   status: 'enabled',
+  admin_disabled: false,
+  group_revoked: false,
   remain_quota: 0,
   unlimited: true,
   used_quota: 0,
@@ -61,5 +63,19 @@ describe('KeysPage', () => {
     const table = screen.getByRole('table');
     await waitFor(() => expect(within(table).getByText('sk-abcd****IJKL')).toBeInTheDocument());
     expect(within(table).queryByText(created.key)).not.toBeInTheDocument();
+  });
+
+  it('marks a key an admin disabled (switch locked) and a key whose group was revoked', async () => {
+    const locked = { ...created, id: 1, name: 'locked', key: 'sk-lock****AAAA', status: 'disabled', admin_disabled: true };
+    const revoked = { ...created, id: 2, name: 'vip', key: 'sk-vipk****BBBB', group: 'vip', group_revoked: true };
+    fetchMock.mockImplementation(async () => json({ items: [locked, revoked], total: 2 }));
+    renderWithProviders(<KeysPage />);
+    const table = await screen.findByRole('table');
+    await waitFor(() => expect(within(table).getByText('sk-lock****AAAA')).toBeInTheDocument());
+    expect(within(table).getByTestId('key-admin-disabled')).toHaveTextContent('Disabled by an administrator');
+    const switches = within(table).getAllByRole('switch');
+    expect(switches[0]).toBeDisabled();
+    expect(switches[1]).not.toBeDisabled();
+    expect(within(table).getByTestId('key-group-revoked')).toHaveTextContent('Group no longer available');
   });
 });
