@@ -178,7 +178,7 @@ func (s *Service) create(ctx context.Context, in RegisterInput, role, group stri
 	if !strict {
 		name = "" // no username rule
 	}
-	if err := s.policy.check(name, in.Password); err != nil {
+	if err := s.policy.check("password", name, in.Password); err != nil {
 		if ae, ok := apperr.As(err); strict || !ok || ae.Message == weakShape {
 			return nil, err
 		}

@@ -38,9 +38,17 @@ const (
 	weakUsername = "weak_password_username" // contains the username
 )
 
-// check returns a 400 weak_password error, or nil. The code is always weak_password; the message says which
-// rule failed.
-func (p *passwordPolicy) check(username, pw string) error {
+// check returns a 400 weak_password error naming field (so a form can show it under the field), or nil. The
+// code is always weak_password; the message says which rule failed.
+func (p *passwordPolicy) check(field, username, pw string) error {
+	err := p.rule(username, pw)
+	if ae, ok := apperr.As(err); ok {
+		ae.Field = field
+	}
+	return err
+}
+
+func (p *passwordPolicy) rule(username, pw string) error {
 	if len(pw) < 8 || len(pw) > 72 {
 		return weak(weakShape)
 	}

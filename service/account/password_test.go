@@ -19,7 +19,7 @@ func TestPasswordPolicy_ShipsTheTenThousandMostCommonPasswords(t *testing.T) {
 		{"alice", "secret123", ""},
 		{"alice", "tram-lines-42", ""},
 	} {
-		err := p.check(c.user, c.pw)
+		err := p.check("password", c.user, c.pw)
 		got := ""
 		if err != nil {
 			got = err.(interface{ MessageKey() string }).MessageKey()

@@ -240,7 +240,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID int64, oldPw, newPw
 	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(oldPw)) != nil {
 		return apperr.New(http.StatusBadRequest, "invalid_credentials")
 	}
-	if err := s.policy.check(u.Username, newPw); err != nil {
+	if err := s.policy.check("new_password", u.Username, newPw); err != nil {
 		return err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(newPw), s.opt.BcryptCost)
