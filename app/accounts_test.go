@@ -116,8 +116,12 @@ func TestRefresh_RotatesTheCookieAndRefusesAUsedOne(t *testing.T) {
 	wantError(t, withCookie(c, &http.Cookie{Name: "tollgate_refresh", Value: "forged"}).Do("POST", "/api/auth/refresh", nil),
 		http.StatusUnauthorized, "invalid_refresh")
 
-	// The rotated one still works once; logout revokes the newest.
-	r = withCookie(c, second).Do("POST", "/api/auth/refresh", nil)
+	// Reusing the rotated token revoked its whole family, the newer token included
+	// (TestRefreshReuse_RevokesTheWholeFamilyAndItsJWTs). A fresh login rotates once more; logout revokes the newest.
+	wantError(t, withCookie(c, second).Do("POST", "/api/auth/refresh", nil), http.StatusUnauthorized, "invalid_refresh")
+	r = c.Do("POST", "/api/auth/login", map[string]string{"username": "alice", "password": "correct-horse-1"})
+	wantStatus(t, r, http.StatusOK)
+	r = withCookie(c, refreshCookie(t, r)).Do("POST", "/api/auth/refresh", nil)
 	wantStatus(t, r, http.StatusOK)
 	third := refreshCookie(t, r)
 	r = withCookie(c, third).Do("POST", "/api/auth/logout", nil)

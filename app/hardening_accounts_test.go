@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,6 +165,24 @@ func TestLogin_FailuresDelayTheUsernameInsteadOfLockingTheOwnerOut(t *testing.T)
 		if s := retryAfter(t, r); s > 30 || s < 16 {
 			t.Fatalf("delay = %d s, want the 30 s cap", s)
 		}
+		// A flood while the delay is pending is refused at once: nothing sleeps, no bcrypt runs.
+		var wg sync.WaitGroup
+		var refused atomic.Int64
+		start := time.Now()
+		for range 100 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if loginFrom(t, n, ip, "carl", "another-guess-1").Status == http.StatusTooManyRequests {
+					refused.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if refused.Load() != 100 {
+			t.Fatalf("%d of 100 flooded attempts refused, want all", refused.Load())
+		}
+		t.Logf("100 parallel attempts during a delay answered 429 in %s", time.Since(start))
 	})
 }
 
