@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -130,6 +131,12 @@ func (r *Relay) send(c *gin.Context, rq *request, ch *channel.Channel, keyIdx in
 	x.resp = resp
 	x.idleT = time.AfterFunc(x.idle, func() { cancel(errIdleTimeout) })
 	x.timers = append(x.timers, x.idleT)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 { // the client does not follow redirects (NewClient)
+		f := &failure{class: ClassBadReply, status: resp.StatusCode, header: resp.Header,
+			err: fmt.Errorf("%w: %d to %q", errRedirect, resp.StatusCode, resp.Header.Get("Location"))}
+		x.close()
+		return nil, f
+	}
 	if resp.StatusCode >= 300 {
 		b, _ := io.ReadAll(io.LimitReader(x, 1<<20))
 		f := classifyStatus(resp.StatusCode, b, resp.Header, r.Settings.Get().ErrorRules)
