@@ -44,7 +44,8 @@ func New(h Handlers) *gin.Engine {
 	if err := r.SetTrustedProxies(h.Trusted); err != nil {
 		panic(err) // validated by config already
 	}
-	r.Use(middleware.Security(h.Trusted))                                         // first, so that every answer carries the headers, even a recovered panic
+	// Security first, so that every answer carries its headers, even a recovered panic.
+	r.Use(middleware.Security(h.Trusted))
 	r.Use(middleware.RequestIDs(), middleware.Recovery(), middleware.AccessLog()) // the locale is read lazily by Lang
 
 	r.GET("/healthz", h.Status.Healthz)
