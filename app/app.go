@@ -141,6 +141,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		}
 	})
 
+	if _, err := a.Channels.SealHeaderOverrides(ctx); err != nil { // rows from before values were sealed
+		return nil, "", err
+	}
 	if err := a.Bus.Start(ctx); err != nil {
 		return nil, "", err
 	}

@@ -3,6 +3,8 @@ package model
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // BodyOverride edits fields of the upstream request body (gjson/sjson paths).
@@ -44,7 +46,10 @@ type Channel struct {
 	Priority          int64                   `gorm:"not null;default:0"`
 	Weight            int                     `gorm:"not null;default:1"`
 	Status            string                  `gorm:"type:varchar(16);not null;default:'enabled';index"`
-	HeaderOverride    JSON[map[string]string] `gorm:"type:text"`
+	// HeaderOverrideSealed holds header name → value with each value sealed by the channel service (values
+	// are often credentials); rows written before sealing existed hold clear values until the start-up pass
+	// (channel.Service.SealHeaderOverrides) seals them.
+	HeaderOverrideSealed JSON[map[string]string] `gorm:"column:header_override;type:text"`
 	BodyOverride      JSON[BodyOverride]      `gorm:"type:text"`
 	StatusCodeMapping JSON[map[string]int]    `gorm:"type:text"`
 	TestModel         string                  `gorm:"type:varchar(128);not null;default:''"`
@@ -117,4 +122,35 @@ func (s *Store) DeleteChannel(ctx context.Context, id int64) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+// ReplaceChannelHeaders swaps one channel's header_override column from exactly old to next, so a start-up
+// pass never overwrites an admin's concurrent edit (it reports false then). On SQLite the swap erases the
+// replaced text from the file: secure_delete zeroes the freed cell and a truncating checkpoint drops the WAL
+// frames that still held it.
+func (s *Store) ReplaceChannelHeaders(ctx context.Context, id int64, old, next map[string]string) (bool, error) {
+	oldV, err := JSON[map[string]string]{V: old}.Value()
+	if err != nil {
+		return false, err
+	}
+	var swapped bool
+	err = s.DB.WithContext(ctx).Connection(func(tx *gorm.DB) error {
+		if s.Kind == "sqlite" {
+			if err := tx.Exec("PRAGMA secure_delete = ON").Error; err != nil {
+				return err
+			}
+			defer tx.Exec("PRAGMA secure_delete = OFF")
+		}
+		res := tx.Model(&Channel{}).Where("id = ? AND header_override = ?", id, oldV).
+			Update("header_override", JSON[map[string]string]{V: next})
+		if res.Error != nil {
+			return res.Error
+		}
+		swapped = res.RowsAffected == 1
+		if swapped && s.Kind == "sqlite" {
+			return tx.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error
+		}
+		return nil
+	})
+	return swapped, err
 }

@@ -117,7 +117,7 @@ func (r *Relay) send(c *gin.Context, rq *request, ch *channel.Channel, keyIdx in
 		x.close()
 		return nil, &failure{class: ClassServer, err: err}
 	}
-	for k, v := range ch.HeaderOverride.V {
+	for k, v := range ch.HeaderOverride {
 		req.Header.Set(k, v)
 	}
 	resp, err := r.Client.Do(req)
