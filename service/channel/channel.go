@@ -32,8 +32,8 @@ type Channel struct {
 	Keys []string
 	// HeaderOverride is header name → clear value, opened from the sealed column.
 	HeaderOverride map[string]string
-	models map[string]bool
-	rr     atomic.Uint64
+	models         map[string]bool
+	rr             atomic.Uint64
 }
 
 // UpstreamModel maps a public model name through the channel's mapping.
