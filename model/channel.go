@@ -34,30 +34,27 @@ type BreakerOverrides struct {
 
 // Channel is one upstream account: a protocol, a base URL, its keys and what it serves.
 type Channel struct {
-	ID           int64                   `gorm:"primaryKey"`
-	Type         string                  `gorm:"type:varchar(32);not null;index"`
-	Name         string                  `gorm:"type:varchar(128);not null"`
-	BaseURL      string                  `gorm:"type:varchar(512);not null"`
-	KeysCipher   JSON[[]string]          `gorm:"type:text"` // each key AES-GCM encrypted
-	KeyStrategy  string                  `gorm:"type:varchar(16);not null;default:'random'"`
-	Models       JSON[[]string]          `gorm:"type:text"`
-	ModelMapping JSON[map[string]string] `gorm:"type:text"`
-	Groups       JSON[[]string]          `gorm:"type:text"`
-	Priority     int64                   `gorm:"not null;default:0"`
-	Weight       int                     `gorm:"not null;default:1"`
-	Status       string                  `gorm:"type:varchar(16);not null;default:'enabled';index"`
-	// HeaderOverrideSealed holds header name → value with each value sealed by the channel service (values
-	// are often credentials); rows written before sealing existed hold clear values until the start-up pass
-	// (channel.Service.SealHeaderOverrides) seals them.
-	HeaderOverrideSealed JSON[map[string]string] `gorm:"column:header_override;type:text"`
-	BodyOverride         JSON[BodyOverride]      `gorm:"type:text"`
-	StatusCodeMapping    JSON[map[string]int]    `gorm:"type:text"`
-	TestModel            string                  `gorm:"type:varchar(128);not null;default:''"`
-	Timeouts             JSON[Timeouts]          `gorm:"type:text"`
-	Tag                  string                  `gorm:"type:varchar(64);not null;default:'';index"`
-	Breaker              JSON[BreakerOverrides]  `gorm:"type:text"`
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
+	ID                int64                   `gorm:"primaryKey"`
+	Type              string                  `gorm:"type:varchar(32);not null;index"`
+	Name              string                  `gorm:"type:varchar(128);not null"`
+	BaseURL           string                  `gorm:"type:varchar(512);not null"`
+	KeysCipher        JSON[[]string]          `gorm:"type:text"` // each key AES-GCM encrypted
+	KeyStrategy       string                  `gorm:"type:varchar(16);not null;default:'random'"`
+	Models            JSON[[]string]          `gorm:"type:text"`
+	ModelMapping      JSON[map[string]string] `gorm:"type:text"`
+	Groups            JSON[[]string]          `gorm:"type:text"`
+	Priority          int64                   `gorm:"not null;default:0"`
+	Weight            int                     `gorm:"not null;default:1"`
+	Status            string                  `gorm:"type:varchar(16);not null;default:'enabled';index"`
+	HeadersSealed     JSON[map[string]string] `gorm:"column:header_override;type:text"` // header_override, values sealed (see channel.SealHeaderOverrides)
+	BodyOverride      JSON[BodyOverride]      `gorm:"type:text"`
+	StatusCodeMapping JSON[map[string]int]    `gorm:"type:text"`
+	TestModel         string                  `gorm:"type:varchar(128);not null;default:''"`
+	Timeouts          JSON[Timeouts]          `gorm:"type:text"`
+	Tag               string                  `gorm:"type:varchar(64);not null;default:'';index"`
+	Breaker           JSON[BreakerOverrides]  `gorm:"type:text"`
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
 }
 
 // ChannelFilter narrows ListChannels.

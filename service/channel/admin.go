@@ -231,7 +231,7 @@ func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]
 		if err != nil {
 			return err
 		}
-		if row.HeaderOverrideSealed.V, err = s.sealHeaders(clear); err != nil {
+		if row.HeadersSealed.V, err = s.sealHeaders(clear); err != nil {
 			return err
 		}
 	}

@@ -136,7 +136,7 @@ func (s *Service) Load(ctx context.Context) error {
 			}
 			c.Keys = append(c.Keys, k)
 		}
-		c.HeaderOverride = s.openHeaders(c.ID, rows[i].HeaderOverrideSealed.V)
+		c.HeaderOverride = s.openHeaders(c.ID, rows[i].HeadersSealed.V)
 		for _, m := range c.Models.V {
 			c.models[m] = true
 		}

@@ -104,7 +104,7 @@ func (s *Service) SealHeaderOverrides(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, r := range rows {
-		stored := r.HeaderOverrideSealed.V
+		stored := r.HeadersSealed.V
 		clear := map[string]string{}
 		for k, v := range stored {
 			if !strings.HasPrefix(v, sealedPrefix) {
