@@ -161,6 +161,12 @@ func (c *Config) EnsureSecret() (bool, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		c.SecretKey = strings.TrimSpace(string(b))
 		c.SecretKeyFile = path
+		if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+			// A key file others can read (an older install, a copied file) is tightened to the owner.
+			if err := os.Chmod(path, 0o600); err != nil {
+				return false, &FieldError{"SECRET_KEY", "cannot make " + path + " private: " + err.Error()}
+			}
+		}
 		if len(c.SecretKey) < 16 {
 			return false, &FieldError{"SECRET_KEY", path + " holds a key shorter than 16 characters"}
 		}

@@ -3,8 +3,6 @@ package model
 import (
 	"context"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // BodyOverride edits fields of the upstream request body (gjson/sjson paths).
@@ -130,24 +128,39 @@ func (s *Store) ReplaceChannelHeaders(ctx context.Context, id int64, old, next m
 	if err != nil {
 		return false, err
 	}
-	var swapped bool
-	err = s.DB.WithContext(ctx).Connection(func(tx *gorm.DB) error {
-		if s.Kind == "sqlite" {
-			if err := tx.Exec("PRAGMA secure_delete = ON").Error; err != nil {
-				return err
-			}
-			defer tx.Exec("PRAGMA secure_delete = OFF")
+	nextV, err := JSON[map[string]string]{V: next}.Value()
+	if err != nil {
+		return false, err
+	}
+	sqlDB, err := s.DB.DB()
+	if err != nil {
+		return false, err
+	}
+	// One connection for the pragma, the swap and the checkpoint (SQLite's pool has a single one anyway).
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	if s.Kind == "sqlite" {
+		if _, err := conn.ExecContext(ctx, "PRAGMA secure_delete = ON"); err != nil {
+			return false, err
 		}
-		res := tx.Model(&Channel{}).Where("id = ? AND header_override = ?", id, oldV).
-			Update("header_override", JSON[map[string]string]{V: next})
-		if res.Error != nil {
-			return res.Error
+		defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA secure_delete = OFF") //nolint:errcheck // best effort
+	}
+	res, err := conn.ExecContext(ctx, "UPDATE channels SET header_override = ?, updated_at = ? WHERE id = ? AND header_override = ?",
+		nextV, time.Now().UTC(), id, oldV)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n != 1 {
+		return false, err
+	}
+	if s.Kind == "sqlite" {
+		if _, err := conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			return true, err
 		}
-		swapped = res.RowsAffected == 1
-		if swapped && s.Kind == "sqlite" {
-			return tx.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error
-		}
-		return nil
-	})
-	return swapped, err
+	}
+	return true, nil
 }
