@@ -309,6 +309,8 @@ describe('security headers', () => {
       if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text());
     });
     await page.addInitScript(() => {
+      // Runs in the page, where document exists.
+      // eslint-disable-next-line no-undef
       document.addEventListener('securitypolicyviolation', (e) => {
         console.error(`Content Security Policy violation: ${e.violatedDirective} ${e.blockedURI}`);
       });
