@@ -34,7 +34,7 @@ func NewClient() *http.Client {
 	return &http.Client{Transport: NewTransport(), CheckRedirect: refuseRedirect}
 }
 
-// errRedirect is what the client returns if anything still asks it to follow a redirect.
+// errRedirect marks an attempt whose upstream answered with a redirect (a bad_reply; the Location is logged).
 var errRedirect = errors.New("upstream redirect not followed")
 
 // refuseRedirect hands the 3xx answer itself back to the caller (http.ErrUseLastResponse).
