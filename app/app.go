@@ -141,6 +141,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		}
 	})
 
+	if _, err := a.Channels.SealHeaderOverrides(ctx); err != nil { // rows from before values were sealed
+		return nil, "", err
+	}
 	if err := a.Bus.Start(ctx); err != nil {
 		return nil, "", err
 	}
@@ -157,7 +160,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 			channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{},
 			channel.TypeAnthropic: anthropic.Adaptor{},
 		},
-		Client: &http.Client{Transport: relay.NewTransport()},
+		Client: relay.NewClient(),
 		Health: a.Health,
 		Sticky: sticky.New(a.Cache, nil, time.Now),
 	})
@@ -182,7 +185,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 
 	a.Handler = router.New(router.Handlers{
 		Status:   &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings},
-		Auth:     &controller.Auth{Accounts: a.Accounts, Groups: a.Groups},
+		Auth:     &controller.Auth{Accounts: a.Accounts, Groups: a.Groups, Secure: cfg.CookieSecure},
 		Tokens:   &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
 		Admin:    &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
 		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health},

@@ -29,7 +29,19 @@ type Config struct {
 	DataDir        string
 	MetricsToken   string
 	MetricsAddr    string // when set, /metrics is served only on this (internal) listen address
+	CookieSecure   CookieSecure
 }
+
+// CookieSecure says when the console's refresh cookie carries the Secure flag (COOKIE_SECURE).
+type CookieSecure string
+
+// COOKIE_SECURE values: auto sets Secure when the request came over HTTPS (TLS, or a trusted proxy saying
+// X-Forwarded-Proto: https); true always (the browser then drops the cookie over plain HTTP); false never.
+const (
+	CookieSecureAuto   CookieSecure = "auto"
+	CookieSecureAlways CookieSecure = "true"
+	CookieSecureNever  CookieSecure = "false"
+)
 
 // StoreKind names the SQL store in use ("sqlite" or "mysql").
 func (c Config) StoreKind() string {
@@ -57,7 +69,7 @@ func (e *FieldError) Error() string { return e.Var + ": " + e.Reason }
 
 // Load reads the configuration from getenv (os.Getenv in production). A bad value returns a *FieldError.
 func Load(getenv func(string) string) (Config, error) {
-	c := Config{DataDir: "./data", LogLevel: slog.LevelInfo}
+	c := Config{DataDir: "./data", LogLevel: slog.LevelInfo, CookieSecure: CookieSecureAuto}
 	if v := getenv("DATA_DIR"); v != "" {
 		c.DataDir = v
 	}
@@ -122,6 +134,13 @@ func Load(getenv func(string) string) (Config, error) {
 			c.TrustedProxies = append(c.TrustedProxies, p)
 		}
 	}
+	switch v := CookieSecure(strings.ToLower(strings.TrimSpace(getenv("COOKIE_SECURE")))); v {
+	case "":
+	case CookieSecureAuto, CookieSecureAlways, CookieSecureNever:
+		c.CookieSecure = v
+	default:
+		return c, &FieldError{"COOKIE_SECURE", "must be auto, true or false"}
+	}
 	c.MetricsToken = getenv("METRICS_TOKEN")
 	c.MetricsAddr = strings.TrimSpace(getenv("METRICS_ADDR"))
 	if c.MetricsAddr != "" {
@@ -142,6 +161,12 @@ func (c *Config) EnsureSecret() (bool, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		c.SecretKey = strings.TrimSpace(string(b))
 		c.SecretKeyFile = path
+		if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+			// A key file others can read (an older install, a copied file) is tightened to the owner.
+			if err := os.Chmod(path, 0o600); err != nil {
+				return false, &FieldError{"SECRET_KEY", "cannot make " + path + " private: " + err.Error()}
+			}
+		}
 		if len(c.SecretKey) < 16 {
 			return false, &FieldError{"SECRET_KEY", path + " holds a key shorter than 16 characters"}
 		}
@@ -171,6 +196,7 @@ func (c Config) Masked() []any {
 		"cache", c.CacheKind(), "redis_url", maskURL(c.RedisURL), "secret_key", mask(c.SecretKey),
 		"root_password", mask(c.RootPassword), "log_level", c.LogLevel.String(),
 		"trusted_proxies", strings.Join(c.TrustedProxies, ","), "metrics_token", mask(c.MetricsToken), "metrics_addr", c.MetricsAddr,
+		"cookie_secure", string(c.CookieSecure),
 	}
 }
 

@@ -31,6 +31,7 @@ func TestLoad_BadValueNamesTheVariable(t *testing.T) {
 		{map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
 		{map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,nope"}, "TRUSTED_PROXIES"},
 		{map[string]string{"ROOT_PASSWORD": "123"}, "ROOT_PASSWORD"},
+		{map[string]string{"COOKIE_SECURE": "yes"}, "COOKIE_SECURE"},
 	}
 	for _, tc := range cases {
 		_, err := Load(env(tc.env))
@@ -77,5 +78,14 @@ func toString(v any) string {
 		return x
 	default:
 		return ""
+	}
+}
+
+func TestLoad_CookieSecureDefaultsToAuto(t *testing.T) {
+	for in, want := range map[string]CookieSecure{"": CookieSecureAuto, "auto": CookieSecureAuto, "TRUE": CookieSecureAlways, " false ": CookieSecureNever} {
+		c, err := Load(env(map[string]string{"COOKIE_SECURE": in}))
+		if err != nil || c.CookieSecure != want {
+			t.Errorf("COOKIE_SECURE=%q: %q, %v; want %q", in, c.CookieSecure, err, want)
+		}
 	}
 }

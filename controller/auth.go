@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"tollgate/config"
 	"tollgate/middleware"
 	"tollgate/model"
 	"tollgate/service/account"
@@ -19,7 +20,7 @@ const RefreshCookie = "tollgate_refresh"
 type Auth struct {
 	Accounts *account.Service
 	Groups   *group.Service
-	Secure   bool // set the Secure flag on the refresh cookie
+	Secure   config.CookieSecure // when the refresh cookie gets the Secure flag (empty means auto)
 }
 
 // Register handles POST /api/auth/register.
@@ -38,7 +39,8 @@ func (h *Auth) Register(c *gin.Context) {
 
 func (h *Auth) setCookie(c *gin.Context, value string, maxAge int) {
 	c.SetSameSite(http.SameSiteStrictMode)
-	c.SetCookie(RefreshCookie, value, maxAge, "/api/auth", "", h.Secure, true)
+	secure := h.Secure == config.CookieSecureAlways || (h.Secure != config.CookieSecureNever && middleware.HTTPS(c))
+	c.SetCookie(RefreshCookie, value, maxAge, "/api/auth", "", secure, true)
 }
 
 func (h *Auth) session(c *gin.Context, s *account.Session) {

@@ -44,7 +44,7 @@ type Channel struct {
 	Priority          int64                   `gorm:"not null;default:0"`
 	Weight            int                     `gorm:"not null;default:1"`
 	Status            string                  `gorm:"type:varchar(16);not null;default:'enabled';index"`
-	HeaderOverride    JSON[map[string]string] `gorm:"type:text"`
+	HeadersSealed     JSON[map[string]string] `gorm:"column:header_override;type:text"` // header_override, values sealed (see channel.SealHeaderOverrides)
 	BodyOverride      JSON[BodyOverride]      `gorm:"type:text"`
 	StatusCodeMapping JSON[map[string]int]    `gorm:"type:text"`
 	TestModel         string                  `gorm:"type:varchar(128);not null;default:''"`
@@ -117,4 +117,50 @@ func (s *Store) DeleteChannel(ctx context.Context, id int64) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+// ReplaceChannelHeaders swaps one channel's header_override column from exactly old to next, so a start-up
+// pass never overwrites an admin's concurrent edit (it reports false then). On SQLite the swap erases the
+// replaced text from the file: secure_delete zeroes the freed cell and a truncating checkpoint drops the WAL
+// frames that still held it.
+func (s *Store) ReplaceChannelHeaders(ctx context.Context, id int64, old, next map[string]string) (bool, error) {
+	oldV, err := JSON[map[string]string]{V: old}.Value()
+	if err != nil {
+		return false, err
+	}
+	nextV, err := JSON[map[string]string]{V: next}.Value()
+	if err != nil {
+		return false, err
+	}
+	sqlDB, err := s.DB.DB()
+	if err != nil {
+		return false, err
+	}
+	// One connection for the pragma, the swap and the checkpoint (SQLite's pool has a single one anyway).
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	if s.Kind == "sqlite" {
+		if _, err := conn.ExecContext(ctx, "PRAGMA secure_delete = ON"); err != nil {
+			return false, err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA secure_delete = OFF") //nolint:errcheck // best effort
+	}
+	res, err := conn.ExecContext(ctx, "UPDATE channels SET header_override = ?, updated_at = ? WHERE id = ? AND header_override = ?",
+		nextV, time.Now().UTC(), id, oldV)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n != 1 {
+		return false, err
+	}
+	if s.Kind == "sqlite" {
+		if _, err := conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }

@@ -47,6 +47,9 @@ func Open(dsn, sqlitePath string) (*Store, error) {
 			return nil, fmt.Errorf("create sqlite dir: %w", err)
 		}
 	}
+	if err := privateFiles(sqlitePath); err != nil {
+		return nil, err
+	}
 	// WAL lets readers proceed during the batched writer's commits; busy_timeout absorbs brief write overlaps.
 	dsnSQLite := sqlitePath + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	db, err := gorm.Open(sqlite.Open(dsnSQLite), cfg)
@@ -190,3 +193,29 @@ func newestPage[T any](q *gorm.DB, p Page) ([]T, int64, error) {
 
 // Offset returns the SQL offset of the page.
 func (p Page) Offset() int { return (p.Page - 1) * p.Size }
+
+// privateFiles makes the SQLite file (created here when missing) and its -wal and -shm companions readable by
+// the owner only: they hold password hashes, sealed keys and every user's usage. SQLite creates -wal and -shm
+// with the mode of the database file, so a 0600 database keeps them 0600 too; files of an older install that
+// were left 0644 are tightened.
+func privateFiles(sqlitePath string) error {
+	f, err := os.OpenFile(sqlitePath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open sqlite %s: %w", sqlitePath, err)
+	}
+	_ = f.Close()
+	for _, p := range []string{sqlitePath, sqlitePath + "-wal", sqlitePath + "-shm"} {
+		st, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return fmt.Errorf("stat %s: %w", p, err)
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, st.Mode().Perm()&0o700); err != nil {
+				return fmt.Errorf("make %s private: %w", p, err)
+			}
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -125,7 +126,7 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, ch *ch
 		x.close()
 		return nil, &failure{class: ClassServer, err: err}
 	}
-	for k, v := range ch.HeaderOverride.V {
+	for k, v := range ch.HeaderOverride {
 		req.Header.Set(k, v)
 	}
 	resp, err := r.Client.Do(req)
@@ -139,6 +140,12 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, ch *ch
 	x.resp = resp
 	x.idleT = time.AfterFunc(x.idle, func() { cancel(errIdleTimeout) })
 	x.timers = append(x.timers, x.idleT)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 { // the client does not follow redirects (NewClient)
+		f := &failure{class: ClassBadReply, status: resp.StatusCode, header: resp.Header,
+			err: fmt.Errorf("%w: %d to %q", errRedirect, resp.StatusCode, resp.Header.Get("Location"))}
+		x.close()
+		return nil, f
+	}
 	if resp.StatusCode >= 300 {
 		b, _ := io.ReadAll(io.LimitReader(x, 1<<20))
 		f := classifyStatus(resp.StatusCode, b, resp.Header, r.Settings.Get().ErrorRules)

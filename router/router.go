@@ -44,6 +44,8 @@ func New(h Handlers) *gin.Engine {
 	if err := r.SetTrustedProxies(h.Trusted); err != nil {
 		panic(err) // validated by config already
 	}
+	// Security first, so that every answer carries its headers, even a recovered panic.
+	r.Use(middleware.Security(h.Trusted))
 	r.Use(middleware.RequestIDs(), middleware.Recovery(), middleware.AccessLog()) // the locale is read lazily by Lang
 
 	r.GET("/healthz", h.Status.Healthz)
@@ -116,6 +118,7 @@ func New(h Handlers) *gin.Engine {
 			middleware.Fail(c, apperr.New(http.StatusNotFound, "route_not_found"))
 			return
 		}
+		middleware.SetConsoleCSP(c)
 		h.SPA.ServeHTTP(c.Writer, c.Request)
 	})
 	return r

@@ -67,7 +67,7 @@ type View struct {
 func ViewOf(c *Channel) *View {
 	v := &View{ID: c.ID, Type: c.Type, Name: c.Name, BaseURL: c.BaseURL, KeyStrategy: c.KeyStrategy,
 		Models: nonNil(c.Models.V), ModelMapping: c.ModelMapping.V, Groups: nonNil(c.Groups.V), Priority: c.Priority,
-		Weight: c.Weight, Status: c.Status, HeaderOverride: c.HeaderOverride.V, BodyOverride: c.BodyOverride.V,
+		Weight: c.Weight, Status: c.Status, HeaderOverride: maskHeaders(c.HeaderOverride), BodyOverride: c.BodyOverride.V,
 		StatusCodeMapping: c.StatusCodeMapping.V, TestModel: c.TestModel, Timeouts: c.Timeouts.V, Tag: c.Tag,
 		Breaker: c.Breaker.V, CreatedAt: c.CreatedAt}
 	v.Keys = make([]string, len(c.Keys))
@@ -76,9 +76,6 @@ func ViewOf(c *Channel) *View {
 	}
 	if v.ModelMapping == nil {
 		v.ModelMapping = map[string]string{}
-	}
-	if v.HeaderOverride == nil {
-		v.HeaderOverride = map[string]string{}
 	}
 	if v.StatusCodeMapping == nil {
 		v.StatusCodeMapping = map[string]int{}
@@ -138,8 +135,9 @@ func unmask(in, old []string) []string {
 	return out
 }
 
-// apply validates in and writes it onto row; keys holds the clear keys (masked entries keep the old key).
-func (s *Service) apply(row *model.Channel, old []string, in Input) error {
+// apply validates in and writes it onto row; old and oldHeaders hold the clear keys and header values that
+// masked entries stand for.
+func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]string, in Input) error {
 	if in.Type != nil {
 		switch *in.Type {
 		case TypeOpenAI, TypeOpenAICompatible, TypeAnthropic:
@@ -229,7 +227,13 @@ func (s *Service) apply(row *model.Channel, old []string, in Input) error {
 				return apperr.Field("header_override", "invalid header name")
 			}
 		}
-		row.HeaderOverride.V = *in.HeaderOverride
+		clear, err := unmaskHeaders(*in.HeaderOverride, oldHeaders)
+		if err != nil {
+			return err
+		}
+		if row.HeadersSealed.V, err = s.sealHeaders(clear); err != nil {
+			return err
+		}
 	}
 	if in.BodyOverride != nil {
 		row.BodyOverride.V = *in.BodyOverride
@@ -281,7 +285,7 @@ func (s *Service) Create(ctx context.Context, actor audit.Actor, in Input) (*Vie
 	}
 	row := &model.Channel{KeyStrategy: "random", Weight: 1, Status: model.StatusEnabled}
 	row.Groups.V = []string{"default"}
-	if err := s.apply(row, nil, in); err != nil {
+	if err := s.apply(row, nil, nil, in); err != nil {
 		return nil, err
 	}
 	if len(row.KeysCipher.V) == 0 {
@@ -313,10 +317,11 @@ func (s *Service) Update(ctx context.Context, actor audit.Actor, id int64, in In
 		return nil, err
 	}
 	var old []string
+	var oldHeaders map[string]string
 	if c, ok := s.Snapshot().ByID[id]; ok {
-		old = c.Keys
+		old, oldHeaders = c.Keys, c.HeaderOverride
 	}
-	if err := s.apply(row, old, in); err != nil {
+	if err := s.apply(row, old, oldHeaders, in); err != nil {
 		return nil, err
 	}
 	if len(row.KeysCipher.V) == 0 {

@@ -29,9 +29,11 @@ const (
 // Channel is a channel as the relay sees it: the row with decrypted keys and lookup sets.
 type Channel struct {
 	model.Channel
-	Keys   []string
-	models map[string]bool
-	rr     atomic.Uint64
+	Keys []string
+	// HeaderOverride is header name → clear value, opened from the sealed column.
+	HeaderOverride map[string]string
+	models         map[string]bool
+	rr             atomic.Uint64
 }
 
 // UpstreamModel maps a public model name through the channel's mapping.
@@ -134,6 +136,7 @@ func (s *Service) Load(ctx context.Context) error {
 			}
 			c.Keys = append(c.Keys, k)
 		}
+		c.HeaderOverride = s.openHeaders(c.ID, rows[i].HeadersSealed.V)
 		for _, m := range c.Models.V {
 			c.models[m] = true
 		}

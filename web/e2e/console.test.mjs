@@ -292,3 +292,46 @@ describe('registration closed', () => {
     }
   });
 });
+
+describe('security headers', () => {
+  test('the console renders every page under its CSP with no violation', async () => {
+    const res = await fetch(`${tollgate.url}/console`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.equal(res.headers.get('x-frame-options'), 'DENY');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+
+    const browser = await openBrowser();
+    const { page } = browser;
+    const violations = [];
+    page.on('console', (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text());
+    });
+    await page.addInitScript(() => {
+      // Runs in the page, where document exists.
+      // eslint-disable-next-line no-undef
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(`Content Security Policy violation: ${e.violatedDirective} ${e.blockedURI}`);
+      });
+    });
+    try {
+      await withScreenshot(page, 'csp', async () => {
+        await signIn(page, 'root', ROOT_PASSWORD);
+        // The dashboard (ECharts), tables, forms, drawers and the logs chart: everything antd and ECharts draw.
+        for (const path of ['/console', '/console/logs', '/console/keys', '/console/admin/channels', '/console/admin/settings', '/console/admin/logs']) {
+          await page.goto(`${tollgate.url}${path}`);
+          await page.locator('.ant-layout').first().waitFor();
+          await page.waitForLoadState('networkidle');
+        }
+        await page.goto(`${tollgate.url}/console/admin/channels`);
+        await page.getByTestId('create-channel').click();
+        await page.locator('#channel-form_name').waitFor();
+        assert.deepEqual(violations, []);
+        assert.deepEqual(browser.consoleErrors, []);
+      });
+    } finally {
+      await browser.close();
+    }
+  });
+});

@@ -296,6 +296,7 @@ const en = {
     upstreamModel: 'Upstream model',
     addMapping: 'Add mapping',
     headerOverride: 'Header overrides',
+    headerHint: 'Sent on every upstream request, replacing the caller’s header of the same name. Values are stored encrypted and shown masked: leave a masked value as it is to keep it, or type a new one.',
     headerName: 'Header',
     headerValue: 'Value',
     addHeader: 'Add header',

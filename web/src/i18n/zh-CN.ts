@@ -292,6 +292,7 @@ const zhCN = {
     upstreamModel: '上游模型',
     addMapping: '添加映射',
     headerOverride: '请求头覆盖',
+    headerHint: '随每个上游请求发送，并替换调用方的同名请求头。值加密存储并以掩码显示：保留掩码值即保持原值不变，输入新值则替换。',
     headerName: '请求头',
     headerValue: '值',
     addHeader: '添加请求头',

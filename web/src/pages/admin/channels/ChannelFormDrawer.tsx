@@ -197,6 +197,7 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
         />
 
         <Divider titlePlacement="start">{t('channels.headerOverride')}</Divider>
+        <Typography.Paragraph type="secondary">{t('channels.headerHint')}</Typography.Paragraph>
         <KeyValueEditor
           name="header_override"
           keyPlaceholder={t('channels.headerName')}

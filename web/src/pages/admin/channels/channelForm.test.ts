@@ -15,7 +15,7 @@ const stored: Channel = {
   priority: 5,
   weight: 2,
   status: 'auto_disabled',
-  header_override: { 'X-Org': 'acme' },
+  header_override: { 'X-Org': '****', Authorization: 'Bear****wxyz' },
   body_override: { set: { temperature: 0.2 }, delete: ['user'] },
   status_code_mapping: { '404': 500 },
   test_model: 'gpt-4o-mini',
@@ -55,6 +55,16 @@ describe('channel form', () => {
       body_override: { set: { temperature: 0.2 }, delete: [] },
       status: 'enabled',
       timeouts: { connect_ms: 0, first_byte_ms: 0, idle_ms: 0, total_ms: 0 },
+    });
+  });
+
+  it('sends masked header values back unchanged, so the server keeps the stored ones', () => {
+    const values = channelToForm(stored);
+    values.header_override = [...values.header_override, { key: 'X-New', value: 'typed-value' }];
+    expect(formToChannel(values, stored).header_override).toEqual({
+      'X-Org': '****',
+      Authorization: 'Bear****wxyz',
+      'X-New': 'typed-value',
     });
   });
 
