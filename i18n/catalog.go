@@ -52,6 +52,16 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "The upstream did not answer in time.",
 		"upstream_bad_reply":   "The upstream returned an invalid response.",
 		"unsupported_endpoint": "This endpoint is not supported by the selected channel.",
+		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
+		"upstream_rate_limited":      "The upstream was rate limited and the request did not complete.",
+		"upstream_auth":              "The upstream refused the gateway's credentials.",
+		"upstream_quota":             "The upstream account ran out of quota.",
+		"upstream_server":            "The upstream had an internal error.",
+		"upstream_reset":             "The upstream connection was cut before the answer was complete.",
+		"upstream_client":            "The upstream refused the request as invalid.",
+		"upstream_model_unsupported": "The upstream does not serve this model.",
+		"client_canceled":            "The client cancelled the request before it finished.",
+		"request_failed":             "The request failed.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -103,5 +113,15 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "上游响应超时。",
 		"upstream_bad_reply":   "上游返回了无效的响应。",
 		"unsupported_endpoint": "所选渠道不支持该接口。",
+		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
+		"upstream_rate_limited":      "上游限流，请求未完成。",
+		"upstream_auth":              "上游拒绝了网关的凭据。",
+		"upstream_quota":             "上游账户额度已用完。",
+		"upstream_server":            "上游内部出错。",
+		"upstream_reset":             "回答完成之前上游连接被断开。",
+		"upstream_client":            "上游认为请求无效而拒绝。",
+		"upstream_model_unsupported": "上游不提供该模型。",
+		"client_canceled":            "客户端在请求完成前取消了请求。",
+		"request_failed":             "请求失败。",
 	},
 }
