@@ -82,7 +82,10 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 		Username: rq.who.user.Username, TokenName: rq.who.tok.Name,
 	}
 	if status == "error" {
-		l.ErrorCode, l.ErrorShown = logErrorCode(out), out.errShown
+		// Without a code of the relay's own, only an upstream client error was answered with the upstream's
+		// text (failed passes it through); everything else the client got was written by the gateway.
+		l.ErrorCode = logErrorCode(out)
+		l.ErrorShown = out.errShown || (out.errCode == "" && out.class == ClassClient)
 	}
 	l.Price.V = pricing.Breakdown(rq.price)
 	l.Attempts.V = out.attempts
