@@ -61,10 +61,7 @@ func toUserLog(l *model.UsageLog, lang i18n.Lang, showChannel bool) userLog {
 	if l.Status == "error" {
 		u.ErrorCode = l.ErrorCode
 		if u.ErrorCode == "" { // a row written before error codes were stored
-			u.ErrorCode = "request_failed"
-			if l.ErrorClass != "" {
-				u.ErrorCode = "upstream_" + l.ErrorClass
-			}
+			u.ErrorCode = classCode(l.ErrorClass)
 		}
 		if l.ErrorShown {
 			u.Error = l.Error
@@ -79,7 +76,7 @@ func toUserLog(l *model.UsageLog, lang i18n.Lang, showChannel bool) userLog {
 // model name, upstream detail) fall back to the message of the failure class, then to a generic one: the
 // log has no arguments to give and must not print a bare format verb.
 func logMessage(lang i18n.Lang, code, class string) string {
-	for _, c := range []string{code, "upstream_" + class, "request_failed"} {
+	for _, c := range []string{code, classCode(class), "request_failed"} {
 		if !i18n.Has(c) {
 			continue
 		}
@@ -88,4 +85,17 @@ func logMessage(lang i18n.Lang, code, class string) string {
 		}
 	}
 	return i18n.T(lang, "request_failed")
+}
+
+// classCode is the generic code of a failure class (relay/finish.go derives the same for new rows).
+func classCode(class string) string {
+	switch {
+	case class == "":
+		return "request_failed"
+	case class == "canceled":
+		return "client_canceled"
+	case strings.HasPrefix(class, "upstream_"):
+		return class
+	}
+	return "upstream_" + class
 }
