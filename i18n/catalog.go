@@ -43,7 +43,7 @@ var catalog = map[Lang]map[string]string{
 		"model_not_allowed":    "This API key may not use the model %q.",
 		"model_not_found":      "The model %q does not exist or is not available to you.",
 		"model_required":       "The request has no model.",
-		"insufficient_quota":   "Insufficient balance for this request: please top up.",
+		"insufficient_quota":   "Your credit balance is too low for this request: please top up.",
 		"key_quota_exhausted":  "This API key's quota is used up.",
 		"rate_limited":         "Too many requests for this API key; slow down.",
 		"concurrency_limited":  "Too many concurrent requests for this API key.",
@@ -52,6 +52,13 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "The upstream did not answer in time.",
 		"upstream_bad_reply":   "The upstream returned an invalid response.",
 		"unsupported_endpoint": "This endpoint is not supported by the selected channel.",
+		// Deadlines (request_deadline / first_byte_budget settings).
+		"request_deadline":    "The request ran past the gateway's deadline before any upstream answered.",
+		"first_byte_deadline": "No upstream began answering within the gateway's first-byte budget.",
+		// Relay errors as each protocol's clients expect them.
+		"upstream_client_error": "The upstream refused the request as invalid.",
+		"upstream_stream_error": "The upstream reported an error in the middle of the answer.",
+		"upstream_overloaded":   "The upstream is overloaded; try again shortly.",
 		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
 		"upstream_rate_limited":      "The upstream was rate limited and the request did not complete.",
 		"upstream_auth":              "The upstream refused the gateway's credentials.",
@@ -113,6 +120,13 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "上游响应超时。",
 		"upstream_bad_reply":   "上游返回了无效的响应。",
 		"unsupported_endpoint": "所选渠道不支持该接口。",
+		// Deadlines (request_deadline / first_byte_budget settings).
+		"request_deadline":    "请求超过了网关的总时限，上游仍未给出应答。",
+		"first_byte_deadline": "在网关的首字节时限内，没有上游开始应答。",
+		// Relay errors as each protocol's clients expect them.
+		"upstream_client_error": "上游认为该请求无效并拒绝了它。",
+		"upstream_stream_error": "上游在回答过程中报告了错误。",
+		"upstream_overloaded":   "上游过载，请稍后重试。",
 		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
 		"upstream_rate_limited":      "上游限流，请求未完成。",
 		"upstream_auth":              "上游拒绝了网关的凭据。",

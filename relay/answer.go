@@ -22,7 +22,7 @@ import (
 // client is returned for the attempt loop to retry; after the first byte the answer is the client's.
 func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int) (*outcome, *failure) {
 	out := &outcome{ch: ch, keyIdx: k, meter: meter.New(rq.ep)}
-	x, f := r.send(c, rq, ch, k)
+	x, f := r.send(c.Request.Context(), c.Request.Header, rq, ch, k)
 	if f != nil {
 		return out, f
 	}
@@ -52,6 +52,8 @@ var (
 	doneData    = []byte("[DONE]")
 	eventPrefix = []byte("event:")
 	dataPrefix  = []byte("data:")
+	errorWord   = []byte(`"error"`)
+	failedWord  = []byte("response.failed")
 )
 
 // parseEvent extracts the event name and the (joined) data of one raw SSE event.
@@ -93,9 +95,17 @@ func terminal(ep adaptor.Endpoint, name string, data []byte) bool {
 	return bytes.Equal(data, doneData)
 }
 
-// isErrorEvent recognises an upstream error reported inside the stream.
+// isErrorEvent recognises an upstream error reported inside the stream: an Anthropic or Responses error
+// event, an OpenAI chat chunk carrying "error", or a Responses response.failed (which also ends the stream).
 func isErrorEvent(name string, data []byte) bool {
-	return name == "error" || gjson.GetBytes(data, "type").String() == "error" || gjson.GetBytes(data, "error").IsObject()
+	if name == "error" {
+		return true
+	}
+	if !bytes.Contains(data, errorWord) && !bytes.Contains(data, failedWord) {
+		return false // every event is checked: skip the parse for the content chunks that say neither
+	}
+	r := gjson.GetManyBytes(data, "type", "error")
+	return r[0].String() == "error" || r[0].String() == "response.failed" || r[1].IsObject()
 }
 
 // stream passes SSE events through one by one, flushing each the moment it is complete. Nothing is sent
@@ -133,9 +143,14 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 			drop = out.meter.Event(name, data) && rq.injectUsage
 		}
 		ended = terminal(rq.ep, name, data)
+		upstreamErr := isErrorEvent(name, data)
 		if !committed {
-			if isErrorEvent(name, data) {
-				return out, &failure{class: ClassServer, status: http.StatusBadGateway, body: append([]byte(nil), data...)}
+			if upstreamErr { // nothing sent yet: another channel may still answer
+				f := &failure{class: eventClass(data), status: http.StatusBadGateway, body: append([]byte(nil), data...)}
+				if f.class == ClassClient {
+					f.status = http.StatusBadRequest // the event is the protocol's error body: passed through as a 400
+				}
+				return out, f
 			}
 			if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
 				return out, &failure{class: ClassClient, local: rerr}
@@ -154,6 +169,13 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 				break
 			}
 			w.Flush()
+		}
+		if upstreamErr {
+			// The upstream ended the answer with its own error, and the client has it: pass it on once, stop
+			// (no error event of ours after it), log the upstream's class, bill only the usage it reported.
+			out.class, out.errMsg = eventClass(data), truncate(string(data), 300)
+			out.errCode, out.errShown, out.upstreamErr = "upstream_stream_error", true, true
+			return out, nil
 		}
 		ev = ev[:0]
 	}
@@ -175,6 +197,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 		rerr := newErr(http.StatusBadGateway, "upstream_error", string(f.class))
 		_, _ = w.Write(streamErrorEvent(rq.proto, middleware.Lang(c), rerr))
 		w.Flush()
+		out.errCode = rerr.code
 	}
 	out.class, out.errMsg = f.class, f.message()
 	return out, nil

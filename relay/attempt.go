@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -10,9 +11,11 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"tollgate/model"
+	"tollgate/relay/adaptor"
 	"tollgate/relay/meter"
 	"tollgate/service/channel"
 	"tollgate/service/health"
+	"tollgate/service/setting"
 	"tollgate/service/sticky"
 )
 
@@ -27,6 +30,66 @@ type attemptState struct {
 	last      *failure
 	lastCh    *channel.Channel
 	preferred int64 // the sticky channel, tried first while healthy
+	cut       bool  // a request budget (rq.limits) ended the attempts: last is its 504
+}
+
+// deadlines are a request's time budgets across all of its attempts (a zero time: no budget). Each attempt's
+// own timeouts (the channel's, or the defaults) are capped by what is left, so retries never stretch a
+// caller's wait past them: three attempts with 5-minute first-byte timeouts wait at most first_byte_budget.
+type deadlines struct {
+	end       time.Time // request_deadline: the whole request, attempts and answer included
+	firstByte time.Time // first_byte_budget: until an upstream answers (response headers), across attempts
+}
+
+func newDeadlines(start time.Time, s *setting.Settings) deadlines {
+	return deadlines{end: start.Add(time.Duration(s.RequestDeadline) * time.Second),
+		firstByte: start.Add(time.Duration(s.FirstByteBudget) * time.Second)}
+}
+
+// capEnd caps d, an attempt's total timeout from now, by the request deadline; the error names what fires.
+func (l deadlines) capEnd(now time.Time, d time.Duration, own error) (time.Duration, error) {
+	return capBy(l.end, now, d, own, errRequestDeadline)
+}
+
+// capFirstByte caps d, an attempt's first-byte timeout from now, by the first-byte budget and the deadline.
+func (l deadlines) capFirstByte(now time.Time, d time.Duration, own error) (time.Duration, error) {
+	d, cause := capBy(l.firstByte, now, d, own, errFirstByteBudget)
+	return capBy(l.end, now, d, cause, errRequestDeadline)
+}
+
+func capBy(limit, now time.Time, d time.Duration, own, budget error) (time.Duration, error) {
+	if !limit.IsZero() {
+		if left := limit.Sub(now); left < d {
+			return max(left, 0), budget
+		}
+	}
+	return d, own
+}
+
+// expired is the budget that is used up at now (nil: time is left for another attempt).
+func (l deadlines) expired(now time.Time) error {
+	switch {
+	case !l.end.IsZero() && !now.Before(l.end):
+		return errRequestDeadline
+	case !l.firstByte.IsZero() && !now.Before(l.firstByte):
+		return errFirstByteBudget
+	}
+	return nil
+}
+
+// cutByBudget says an attempt was ended by the request's budget rather than by one of the channel's own
+// timeouts: the channel is not blamed for it (neutral for its breaker), and no further attempt has time.
+func cutByBudget(err error) bool {
+	return errors.Is(err, errRequestDeadline) || errors.Is(err, errFirstByteBudget)
+}
+
+// budgetFailure is the 504 the caller gets when a budget ran out before anything reached it.
+func budgetFailure(cause error) *failure {
+	code := "request_deadline"
+	if errors.Is(cause, errFirstByteBudget) {
+		code = "first_byte_deadline"
+	}
+	return &failure{class: ClassTimeout, err: cause, local: newErr(http.StatusGatewayTimeout, code)}
 }
 
 // channelLevel says whether a failure condemns the whole channel for this request, or only the key.
@@ -96,21 +159,41 @@ func (r *Relay) weighted(cands []*channel.Channel, st *attemptState, modelName s
 		}
 		tier = append(tier, ch)
 	}
-	if len(tier) == 0 {
+	switch len(tier) {
+	case 0:
 		return nil
+	case 1:
+		return tier[0]
 	}
+	// A channel back from OPEN earns its weight back over recovery_ramp (health.Tracker.RampShare), so a
+	// channel that just recovered is not handed its full share of traffic at once.
+	ramp := time.Duration(r.Settings.Get().RecoveryRamp) * time.Second
+	weight := func(ch *channel.Channel) int {
+		w := max(ch.Weight, 1) * rampScale
+		if ramp > 0 {
+			w = max(int(float64(w)*r.Health.RampShare(ch.ID, ramp)), 1)
+		}
+		return w
+	}
+	var buf [16]int
+	ws := buf[:0]
 	total := 0
 	for _, ch := range tier {
-		total += max(ch.Weight, 1)
+		w := weight(ch)
+		ws = append(ws, w)
+		total += w
 	}
 	n := r.intn(total)
-	for _, t := range tier {
-		if n -= max(t.Weight, 1); n < 0 {
+	for i, t := range tier {
+		if n -= ws[i]; n < 0 {
 			return t
 		}
 	}
 	return tier[len(tier)-1]
 }
+
+// rampScale turns integer weights into fine-grained ones, so that 10 % of a weight of 1 is still a share.
+const rampScale = 1000
 
 // outcome is how a request ended.
 type outcome struct {
@@ -131,6 +214,9 @@ type outcome struct {
 	// client (a client error passed through), so the user may read it in their logs.
 	errCode  string
 	errShown bool
+	// upstreamErr: the upstream itself ended a delivered answer with an error event (Anthropic error,
+	// Responses response.failed, an OpenAI chunk carrying "error"); only the usage it reported is billed.
+	upstreamErr bool
 }
 
 // attempt tries channels until one answers or the retry budget, the candidates or the client run out.
@@ -158,7 +244,12 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		}
 		return "miss:" + string(sk.Kind)
 	}
+	rq.limits = newDeadlines(rq.start, r.Settings.Get())
 	for {
+		if cause := rq.limits.expired(time.Now()); cause != nil {
+			st.last, st.cut = budgetFailure(cause), true
+			break
+		}
 		ch, k, probe, ok := r.pick(cands, st, rq.model)
 		if !ok {
 			break
@@ -185,6 +276,11 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			a.Class, a.Status = string(out.class), out.status
 			o.Class, o.Status, o.FirstByte = out.class, out.status, out.firstByte
 			o.RateLimitRemaining, o.RateLimitReset = rateLimitOf(out.header)
+			if out.errMsg == errRequestDeadline.Error() {
+				// A committed answer cut by the request deadline (ended like the channel's total timeout
+				// ends a stream): the request's limit, not the channel's fault.
+				o.Class = ClassCanceled
+			}
 			r.Health.Record(o)
 			out.attempts = append(st.attempts, a)
 			out.sticky = stickyNote(ch)
@@ -196,7 +292,16 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		a.Class, a.Status = string(f.class), f.status
 		o.Class, o.Status, o.RetryAfter, o.Err = f.class, f.status, f.retryAfter, f.message()
 		o.RateLimitRemaining, o.RateLimitReset = rateLimitOf(f.header)
+		cut := cutByBudget(f.err)
+		if cut {
+			o.Class = ClassCanceled // the request ran out of time, the channel did not breach its own timeouts
+		}
 		r.Health.Record(o)
+		if cut {
+			st.attempts = append(st.attempts, a)
+			st.last, st.lastCh, st.cut = budgetFailure(f.err), ch, true
+			break
+		}
 		if f.class == ClassAuth || f.class == ClassUpstreamQuota {
 			r.maybeAutoDisable(ch)
 		}
@@ -211,6 +316,10 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		st.budget--
 	}
 	out := r.failed(c, rq, st)
+	if st.cut {
+		// failed() answered the budget's own 504; the log says what it was: a timeout, nothing delivered.
+		out.class, out.errMsg, out.errCode = ClassTimeout, st.last.err.Error(), st.last.local.code
+	}
 	out.sticky = stickyNote(nil)
 	return out
 }
@@ -233,19 +342,21 @@ func (r *Relay) maybeAutoDisable(ch *channel.Channel) {
 
 // failed answers the client after every attempt failed: an upstream client error passes through as the
 // upstream said it (the request itself is wrong); anything else becomes one clear error in the protocol.
+// out.errCode is the gateway's code for what the client got; out.errShown says the upstream's own error
+// body was what the client got.
 func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	out := &outcome{attempts: st.attempts, ch: st.lastCh}
 	f := st.last
 	if f == nil {
 		rerr := newErr(http.StatusServiceUnavailable, "no_channel", rq.model)
 		fail(c, rq.proto, rerr)
-		out.status, out.class, out.errMsg = rerr.status, ClassNone, "no healthy channel"
+		out.status, out.class, out.errMsg, out.errCode = rerr.status, ClassNone, "no healthy channel", rerr.code
 		return out
 	}
 	out.class, out.errMsg = f.class, f.message()
 	if f.local != nil {
 		fail(c, rq.proto, f.local)
-		out.status, out.class, out.errMsg = f.local.status, ClassNone, f.local.code
+		out.status, out.class, out.errMsg, out.errCode = f.local.status, ClassNone, f.local.code, f.local.code
 		return out
 	}
 	if f.class == ClassCanceled {
@@ -257,21 +368,52 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 		out.status = mappedStatus(st.lastCh, f.status)
 		writeJSON(c, out.status, f.body)
 		c.Abort()
+		out.errCode, out.errShown = "upstream_client_error", true
 		return out
 	}
 	var rerr *relayError
-	switch f.class {
-	case ClassTimeout:
+	switch {
+	case f.class == ClassClient:
+		status := f.status
+		if status < 400 || status >= 500 {
+			status = http.StatusBadRequest
+		}
+		rerr = newErr(status, "upstream_client_error")
+	case f.class == ClassTimeout:
 		rerr = newErr(http.StatusGatewayTimeout, "upstream_timeout")
-	case ClassRateLimited:
+	case f.class == ClassRateLimited:
 		rerr = newErr(http.StatusTooManyRequests, "upstream_error", "rate limited")
-	case ClassBadReply:
+	case f.class == ClassBadReply:
 		rerr = newErr(http.StatusBadGateway, "upstream_bad_reply")
+	case overloaded(f):
+		// Anthropic's clients know 529 overloaded_error (and retry it with backoff); OpenAI's know a 503.
+		status := http.StatusServiceUnavailable
+		if rq.proto == adaptor.Anthropic {
+			status = 529
+		}
+		rerr = newErr(status, "upstream_overloaded")
 	default:
 		rerr = newErr(http.StatusBadGateway, "upstream_error", string(f.class))
 	}
 	rerr.status = mappedStatus(st.lastCh, rerr.status)
 	fail(c, rq.proto, rerr)
-	out.status = rerr.status
+	out.status, out.errCode = rerr.status, rerr.code
 	return out
+}
+
+// overloaded says whether a failure is the upstream saying it is overloaded: a 529 or 503, or an overloaded
+// error (overloaded_error, server_is_overloaded) in its structured fields, as an answer or a stream's first event.
+func overloaded(f *failure) bool {
+	if f.class != ClassServer {
+		return false
+	}
+	if f.status == 529 || f.status == http.StatusServiceUnavailable {
+		return true
+	}
+	for _, v := range errorFields(f.body) {
+		if v == "overloaded_error" || v == "server_is_overloaded" {
+			return true
+		}
+	}
+	return false
 }

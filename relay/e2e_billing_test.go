@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"tollgate/model"
 	"tollgate/relay/relaytest"
 )
@@ -294,11 +296,12 @@ func TestBilling_ThousandMixedConcurrentRequestsAddUp(t *testing.T) {
 		switch {
 		case r.status == 0:
 			t.Fatalf("request %d (%s) failed on the client: %s", i, r.kind, r.body)
-		case r.status == http.StatusPaymentRequired:
+		case refused(r):
+			by[r.kind+" refused"]++
 			if r.key != 0 {
-				t.Fatalf("unexpected 402 on key %d: %s", r.key, r.body)
+				t.Fatalf("unexpected refusal on key %d: %s", r.key, r.body)
 			}
-			openAIOrAnthropic402(t, r)
+			openAIOrAnthropicRefusal(t, r)
 		case r.status == http.StatusOK || r.status == http.StatusBadGateway || r.status == http.StatusServiceUnavailable ||
 			r.status == http.StatusTooManyRequests || r.status == 529:
 			admitted[r.id] = r
@@ -323,7 +326,7 @@ func TestBilling_ThousandMixedConcurrentRequestsAddUp(t *testing.T) {
 	if mins[0] < 0 || mins[1] < 0 {
 		t.Fatalf("live balance dipped below zero during the load: user %d key %d", mins[0], mins[1])
 	}
-	if by["chat 402"]+by["stream 402"]+by["usage 402"]+by["embed 402"]+by["claude 402"] == 0 {
+	if by["chat refused"]+by["stream refused"]+by["usage refused"]+by["embed refused"]+by["claude refused"] == 0 {
 		t.Errorf("the limited key never ran out; the test did not cover refusal under load")
 	}
 	cut, retried := 0, 0
@@ -373,15 +376,24 @@ func (w *world) send(i int, keys []apiKey) sent {
 	return sent{id: a.reqID, key: k, kind: kind, status: a.status, body: a.body}
 }
 
-// openAIOrAnthropic402 checks a refusal's shape in the caller's protocol.
-func openAIOrAnthropic402(t *testing.T, r *sent) {
+// refused says whether an answer is the gateway's money refusal: 402 billing_error to Anthropic callers,
+// 429 insufficient_quota (code key_quota_exhausted or insufficient_quota) to OpenAI callers.
+func refused(r *sent) bool {
+	if r.kind == "claude" {
+		return r.status == http.StatusPaymentRequired
+	}
+	return r.status == http.StatusTooManyRequests && gjson.GetBytes(r.body, "error.type").String() == "insufficient_quota"
+}
+
+// openAIOrAnthropicRefusal checks a refusal's shape in the caller's protocol.
+func openAIOrAnthropicRefusal(t *testing.T, r *sent) {
 	t.Helper()
 	a := &answer{status: r.status, body: r.body}
 	if r.kind == "claude" {
 		anthropicErr(t, a, http.StatusPaymentRequired, "billing_error")
 		return
 	}
-	openAIErr(t, a, http.StatusPaymentRequired, "key_quota_exhausted")
+	openAIErr(t, a, http.StatusTooManyRequests, "key_quota_exhausted")
 }
 
 // checkRowCost pins each row's cost: full answers cost exactly their price, failures before any byte cost 0,
@@ -442,14 +454,14 @@ func TestBilling_OverdraftRaceThroughHTTP(t *testing.T) {
 			switch r.a.status {
 			case http.StatusOK:
 				ok++
-			case http.StatusPaymentRequired:
-				openAIErr(t, r.a, http.StatusPaymentRequired, code)
+			case http.StatusTooManyRequests:
+				openAIErr(t, r.a, http.StatusTooManyRequests, code)
 				var e struct {
 					Error struct{ Type string } `json:"error"`
 				}
 				_ = json.Unmarshal(r.a.body, &e)
 				if e.Error.Type != "insufficient_quota" {
-					t.Fatalf("402 type = %q, want insufficient_quota: %s", e.Error.Type, r.a.body)
+					t.Fatalf("refusal type = %q, want insufficient_quota: %s", e.Error.Type, r.a.body)
 				}
 			default:
 				t.Fatalf("status %d: %s", r.a.status, r.a.body)

@@ -13,13 +13,35 @@ import (
 
 // relayError is an error the gateway itself answers, before or instead of an upstream answer.
 type relayError struct {
-	status int
-	code   string // i18n code, also the OpenAI error code
-	args   []any
+	status  int
+	code    string // i18n code, also the OpenAI error code
+	args    []any
+	noRetry bool // answer "x-should-retry: false": retrying cannot help (the money ran out)
 }
 
 func newErr(status int, code string, args ...any) *relayError {
 	return &relayError{status: status, code: code, args: args}
+}
+
+// moneyRefusal is the answer to a caller whose balance or key budget cannot cover the request, in the shape
+// that makes that protocol's clients stop at once instead of retrying:
+//   - OpenAI callers get OpenAI's own answer for an exhausted account, 429 with type insufficient_quota:
+//     Codex CLI retries a 402 five times but stops at once on insufficient_quota. The OpenAI SDKs would
+//     retry a 429; x-should-retry: false (below) stops them.
+//   - Anthropic callers get 402 billing_error, Anthropic's documented type for a billing refusal. Anthropic's
+//     API itself says "Your credit balance is too low…" as a 400 invalid_request_error; both are outside the
+//     statuses the Anthropic SDK and Claude Code retry (408, 409, 429, 5xx), and 402 billing_error also tells
+//     a program it is about money, not a malformed request. Claude Code shows its own "credit balance is too
+//     low" notice on that phrase, which the English message carries.
+//
+// Both carry x-should-retry: false, which the OpenAI and Anthropic SDKs (and Claude Code) obey before any
+// status rule.
+func moneyRefusal(proto adaptor.Protocol, code string) *relayError {
+	status := http.StatusTooManyRequests
+	if proto == adaptor.Anthropic {
+		status = http.StatusPaymentRequired
+	}
+	return &relayError{status: status, code: code, noRetry: true}
 }
 
 // openAIType maps a status to OpenAI's error.type.
@@ -56,6 +78,8 @@ func anthropicType(status int) string {
 		return "billing_error"
 	case 529, http.StatusServiceUnavailable:
 		return "overloaded_error"
+	case http.StatusGatewayTimeout:
+		return "timeout_error"
 	}
 	if status >= 500 {
 		return "api_error"
@@ -78,6 +102,9 @@ func errorBody(proto adaptor.Protocol, lang i18n.Lang, e *relayError) []byte {
 
 // fail answers e in the caller's protocol and aborts.
 func fail(c *gin.Context, proto adaptor.Protocol, e *relayError) {
+	if e.noRetry {
+		c.Header("x-should-retry", "false")
+	}
 	c.Data(e.status, "application/json", errorBody(proto, middleware.Lang(c), e))
 	c.Abort()
 }

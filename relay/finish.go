@@ -21,6 +21,9 @@ func (r *Relay) meteredUsage(rq *request, out *outcome) (pricing.Usage, bool) {
 		return pricing.Usage{}, false
 	}
 	u, present := out.meter.Usage()
+	if out.upstreamErr {
+		return u, false // the upstream's own error: its reported usage (if any), nothing estimated on top
+	}
 	estimated := false
 	if !present {
 		if rq.proto == adaptor.Anthropic {
@@ -44,8 +47,8 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 	}
 	ctx := fin.ctx
 	if rq.awaitReserve() != nil {
-		// The overlapped reservation was refused: the client got a 402 like any refused request, the upstream
-		// call was cancelled before anything came back, nothing is held. Refusals have no usage row.
+		// The overlapped reservation was refused: the client got the refusal like any refused request, the
+		// upstream call was cancelled before anything came back, nothing is held. Refusals have no usage row.
 		return
 	}
 	if r.Headroom != nil && rq.billable() {
@@ -53,8 +56,10 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 	}
 	usage, estimated := r.meteredUsage(rq, out)
 	var charged int64
+	// An answer the upstream ended with its own error and no usage costs nothing, not even a per-call price.
+	billed := out.delivered && !(out.upstreamErr && usage == pricing.Usage{})
 	if rq.held {
-		if out.delivered {
+		if billed {
 			cost := pricing.Cost(rq.price, rq.ratio, usage)
 			s, err := r.Ledger.Settle(ctx, rq.id, cost)
 			if err != nil {

@@ -36,9 +36,11 @@ func testModel(ch *channel.Channel, want string) string {
 	return "gpt-4o-mini"
 }
 
-// TestChannel sends one tiny request straight to a channel with one key (key < 0: each key in turn until one
-// answers is not needed; the first key is used). It is not billed; it is logged as a test (actorID may be
-// 0 for scheduled tests) and fed to the health tracker: a pass clears the channel's breaker and key states.
+// TestChannel sends one tiny request to a channel with one key (key < 0 or out of range: the first key)
+// through the same send path as live traffic: the channel's model mapping, body and header overrides and
+// timeouts all apply, so a channel that serves live traffic passes its test. It is not billed; it is logged as
+// a test (actorID may be 0 for scheduled tests) and fed to the health tracker: a pass clears the tested key
+// (only that one) and moves an OPEN channel to HALF_OPEN (health.Tracker.TestPassed).
 func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName string, key int, actorID int64) TestResult {
 	modelName = testModel(ch, modelName)
 	if key < 0 || key >= len(ch.Keys) {
@@ -54,39 +56,30 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 	if ad.Supports(adaptor.Messages) {
 		ep = adaptor.Messages
 	}
-	upstream := ch.UpstreamModel(modelName)
-	body := []byte(`{"model":` + quote(upstream) + `,"max_tokens":8,"messages":[{"role":"user","content":"ping"}]}`)
-	ctx, cancel := context.WithTimeout(ctx, testTimeout)
-	defer cancel()
 	start := time.Now()
-	req, err := ad.NewRequest(ctx, &adaptor.Call{Endpoint: ep, UpstreamModel: upstream, Body: body, Header: http.Header{}, BaseURL: ch.BaseURL, Key: ch.Keys[key]})
-	var f *failure
-	if err == nil {
-		var resp *http.Response
-		resp, err = r.Client.Do(req)
-		res.FirstByteMs = time.Since(start).Milliseconds()
-		if err != nil {
-			f = classifyErr(err, context.Cause(ctx), false)
-		} else {
-			b, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-			resp.Body.Close()
-			res.Status = resp.StatusCode
-			switch {
-			case resp.StatusCode >= 300:
-				f = classifyStatus(resp.StatusCode, b, resp.Header, r.Settings.Get().ErrorRules)
-			case rerr != nil:
-				f = classifyErr(rerr, context.Cause(ctx), false)
-			case !gjson.ValidBytes(b):
-				f = &failure{class: ClassBadReply, err: errors.New("invalid JSON")}
-			}
+	// The body names the public model: send maps it to the upstream model as it does for live traffic.
+	rq := &request{ep: ep, proto: adaptor.ProtocolOf(ep), start: start, model: modelName,
+		body:   []byte(`{"model":` + quote(modelName) + `,"max_tokens":8,"messages":[{"role":"user","content":"ping"}]}`),
+		limits: deadlines{end: start.Add(testTimeout), firstByte: start.Add(testTimeout)}}
+	x, f := r.send(ctx, http.Header{}, rq, ch, key)
+	res.FirstByteMs = time.Since(start).Milliseconds()
+	if f == nil {
+		res.Status = x.resp.StatusCode
+		b, err := io.ReadAll(io.LimitReader(x, 1<<20))
+		switch {
+		case err != nil:
+			f = classifyErr(err, context.Cause(x.ctx), ctx.Err() != nil)
+		case !gjson.ValidBytes(b):
+			f = &failure{class: ClassBadReply, err: errors.New("invalid JSON")}
 		}
+		x.close()
 	} else {
-		f = &failure{class: ClassClient, err: err}
+		res.Status = f.status
 	}
 	res.LatencyMs = time.Since(start).Milliseconds()
 	if f == nil {
 		res.OK = true
-		r.Health.Reset(ch.ID)
+		r.Health.TestPassed(ch.ID, key)
 		r.Health.MarkModelOK(ch.ID, modelName)
 		if ch.Status == model.StatusAutoDisabled {
 			if err := r.Channels.SetStatus(ctx, ch.ID, model.StatusEnabled); err == nil {

@@ -35,6 +35,7 @@ type request struct {
 	pending     chan *relayError // a reservation in flight alongside the upstream request
 	reserveErr  *relayError      // how that reservation ended
 	debug       bool             // an admin asked for route headers (X-Tollgate-Debug: 1)
+	limits      deadlines        // the request's time budgets across attempts (attempt.go)
 }
 
 func (rq *request) account() ledger.Account {
@@ -191,9 +192,9 @@ func (r *Relay) reserve(ctx context.Context, rq *request, hold int64) *relayErro
 	case err == nil:
 		return nil
 	case errors.Is(err, ledger.ErrInsufficientToken):
-		return newErr(http.StatusPaymentRequired, "key_quota_exhausted")
+		return moneyRefusal(rq.proto, "key_quota_exhausted")
 	case errors.Is(err, ledger.ErrInsufficient):
-		return newErr(http.StatusPaymentRequired, "insufficient_quota")
+		return moneyRefusal(rq.proto, "insufficient_quota")
 	}
 	return newErr(http.StatusServiceUnavailable, "cache_unavailable")
 }

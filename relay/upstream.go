@@ -22,6 +22,10 @@ var (
 	errFirstByteTimeout = errors.New("upstream first-byte timeout")
 	errIdleTimeout      = errors.New("upstream idle timeout")
 	errTotalTimeout     = errors.New("upstream total timeout")
+	// The request's own budgets across all attempts (attempt.go): they cap each attempt's timeouts, and an
+	// attempt they cut is the request's failure, not the channel's.
+	errRequestDeadline = errors.New("request deadline reached")
+	errFirstByteBudget = errors.New("first-byte budget used up")
 )
 
 // exchange is one upstream call in flight with its deadlines.
@@ -90,26 +94,31 @@ func upstreamBody(rq *request, ch *channel.Channel, upstreamModel string) ([]byt
 	return body, nil
 }
 
-// send makes one upstream call. On a 2xx answer it returns the exchange with the first-byte deadline
-// stopped and the idle deadline armed; otherwise a classified failure.
-func (r *Relay) send(c *gin.Context, rq *request, ch *channel.Channel, keyIdx int) (*exchange, *failure) {
+// send makes one upstream call for the client whose context and headers are parent and in (live traffic and
+// channel tests share it: same body rewrite, header overrides, mapping and timeouts). Each deadline is the
+// channel's own (or the default), capped by what is left of the request's budgets (rq.limits). On a 2xx
+// answer it returns the exchange with the first-byte deadline stopped and the idle deadline armed;
+// otherwise a classified failure.
+func (r *Relay) send(parent context.Context, in http.Header, rq *request, ch *channel.Channel, keyIdx int) (*exchange, *failure) {
 	ad := r.Adaptors[ch.Type]
 	upstreamModel := ch.UpstreamModel(rq.model)
 	body, err := upstreamBody(rq, ch, upstreamModel)
 	if err != nil {
 		return nil, &failure{class: ClassClient, err: err}
 	}
-	ctx, cancel := context.WithCancelCause(c.Request.Context())
+	ctx, cancel := context.WithCancelCause(parent)
 	x := &exchange{ctx: ctx, cancel: cancel, start: time.Now()}
 	to := ch.Timeouts.V
 	x.idle = pickDur(to.IdleMs, defaultTimeouts.idle)
-	total := time.AfterFunc(pickDur(to.TotalMs, defaultTimeouts.total), func() { cancel(errTotalTimeout) })
+	totalD, totalCause := rq.limits.capEnd(x.start, pickDur(to.TotalMs, defaultTimeouts.total), errTotalTimeout)
+	fbD, fbCause := rq.limits.capFirstByte(x.start, pickDur(to.FirstByteMs, defaultTimeouts.firstByte), errFirstByteTimeout)
+	total := time.AfterFunc(totalD, func() { cancel(totalCause) })
 	connect := time.AfterFunc(pickDur(to.ConnectMs, defaultTimeouts.connect), func() { cancel(errConnectTimeout) })
-	firstByte := time.AfterFunc(pickDur(to.FirstByteMs, defaultTimeouts.firstByte), func() { cancel(errFirstByteTimeout) })
+	firstByte := time.AfterFunc(fbD, func() { cancel(fbCause) })
 	x.timers = []*time.Timer{total, connect, firstByte}
 	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connect.Stop() }}
 	req, err := ad.NewRequest(httptrace.WithClientTrace(ctx, trace), &adaptor.Call{
-		Endpoint: rq.ep, Stream: rq.stream, UpstreamModel: upstreamModel, Body: body, Header: c.Request.Header,
+		Endpoint: rq.ep, Stream: rq.stream, UpstreamModel: upstreamModel, Body: body, Header: in,
 		BaseURL: ch.BaseURL, Key: ch.Keys[keyIdx],
 	})
 	if err != nil {
@@ -123,7 +132,7 @@ func (r *Relay) send(c *gin.Context, rq *request, ch *channel.Channel, keyIdx in
 	firstByte.Stop()
 	connect.Stop()
 	if err != nil {
-		f := classifyErr(err, context.Cause(ctx), c.Request.Context().Err() != nil)
+		f := classifyErr(err, context.Cause(ctx), parent.Err() != nil)
 		x.close()
 		return nil, f
 	}

@@ -27,6 +27,9 @@ const (
 	FaultInvalidJSON
 	// FaultStreamError sends the protocol's in-stream error event after AfterChunks deltas and ends the stream.
 	FaultStreamError
+	// FaultResponseFailed ends a Responses stream with response.failed (error code Code, default
+	// server_error; usage as configured) after AfterChunks deltas; other protocols get FaultStreamError.
+	FaultResponseFailed
 )
 
 // Error codes select the protocol-shaped error body of a FaultStatus fault.
@@ -125,10 +128,16 @@ func InvalidJSON() Fault { return Fault{Kind: FaultInvalidJSON} }
 // StreamError sends the protocol's in-stream error event after n content deltas and ends the stream.
 func StreamError(n int) Fault { return Fault{Kind: FaultStreamError, AfterChunks: n} }
 
+// ResponseFailed ends a Responses stream with response.failed after n content deltas (error code code, or
+// server_error when empty; the usage object follows WithUsage).
+func ResponseFailed(n int, code string) Fault {
+	return Fault{Kind: FaultResponseFailed, AfterChunks: n, Code: code}
+}
+
 // midStream reports whether the fault strikes inside a stream rather than before the answer.
 func (f *Fault) midStream() bool {
 	switch f.Kind {
-	case FaultInvalidJSON, FaultStreamError:
+	case FaultInvalidJSON, FaultStreamError, FaultResponseFailed:
 		return true
 	case FaultReset, FaultHang:
 		return f.AfterChunks > 0

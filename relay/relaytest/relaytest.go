@@ -171,8 +171,8 @@ func (c *call) serve() {
 	if c.b.shouldFail() {
 		f := c.b.fault
 		switch {
-		case f.Kind == FaultStatus, f.Kind == FaultStreamError && !c.stream:
-			if f.Kind == FaultStreamError {
+		case f.Kind == FaultStatus, (f.Kind == FaultStreamError || f.Kind == FaultResponseFailed) && !c.stream:
+			if f.Kind != FaultStatus {
 				f = &Fault{Kind: FaultStatus, Status: http.StatusInternalServerError}
 			}
 			writeStatusFault(c.w, f, c.p, c.model, c.key, c.requestID())
@@ -361,6 +361,19 @@ func (c *call) strike(f *Fault, send func([]byte) bool) bool {
 		return false
 	case FaultStreamError:
 		send(streamErrorEvent(c.p, 0))
+		return false
+	case FaultResponseFailed:
+		if c.p != protoResponses {
+			send(streamErrorEvent(c.p, 0))
+			return false
+		}
+		code := f.Code
+		if code == "" {
+			code = CodeServerError
+		}
+		resp := c.responseObject("resp_relaytest_"+strconv.Itoa(c.seq), "failed", []any{}, c.responsesUsage())
+		resp["error"] = map[string]any{"code": code, "message": "The model failed to generate a response (injected by relaytest)."}
+		send([]byte("event: response.failed\ndata: " + string(mustJSON(map[string]any{"type": "response.failed", "sequence_number": 0, "response": resp})) + "\n\n"))
 		return false
 	case FaultInvalidJSON:
 		return send(garbledEvent(c.p))

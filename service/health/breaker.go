@@ -31,6 +31,7 @@ type breaker struct {
 	win       window
 	probes    []time.Time // admission times of probes in flight (channel breakers only)
 	probeOK   int         // consecutive probe successes in HALF_OPEN
+	recovered int64       // stamp of the last close from OPEN/HALF_OPEN: the start of the traffic ramp
 }
 
 func newBreaker(cfg *Config) breaker {
@@ -143,7 +144,31 @@ func (b *breaker) toHalfOpen(at int64) {
 	b.clearCounts()
 }
 
+// testPassed takes a passing channel test: an OPEN breaker skips the rest of its cooldown and turns
+// HALF_OPEN (live probes, or further tests, then close it after CloseAfter successes); in HALF_OPEN the test
+// counts as one probe success; in CLOSED as one success. The test took no probe slot, so none is returned.
+func (b *breaker) testPassed(now time.Time, cfg *Config, at func() int64) (from State, moved bool) {
+	from = b.state
+	switch b.state {
+	case StateOpen:
+		b.toHalfOpen(at())
+		return from, true
+	case StateHalfOpen:
+		if b.probeOK++; b.probeOK >= cfg.CloseAfter {
+			b.close(at())
+			return from, true
+		}
+	case StateClosed:
+		b.consec = 0
+		b.win.add(now, false)
+	}
+	return from, false
+}
+
 func (b *breaker) close(at int64) {
+	if b.state != StateClosed {
+		b.recovered = at
+	}
 	b.state = StateClosed
 	b.trips = 0
 	b.until = time.Time{}

@@ -12,6 +12,9 @@
 //	... send ...
 //	end(); t.Record(Outcome{ChannelID: ch, Key: key, Class: class, Probe: probe, ...})
 //
+// A passing channel test (TestPassed) clears only the tested key and turns an OPEN channel HALF_OPEN; a channel
+// that closes after being OPEN ramps back: RampShare is the share of its weight the relay should give it.
+//
 // Every attempt admitted by Allow must be recorded (Probe copied from Allow), or its probe slot is held for one
 // Window. HALF_OPEN admits HalfOpenProbes probes per node, so N nodes probe with up to N×HalfOpenProbes.
 // A node reads the cache lazily, at most once a second per channel, key and model, and again after the bus
@@ -93,6 +96,7 @@ type Config struct {
 	RateLimitCooldown time.Duration // key cooldown after a 429 with no reset hint (default 30s)
 	AuthDisable       time.Duration // how long auth/upstream_quota disables a key (default 24h)
 	ModelDisable      time.Duration // how long model_unsupported excludes a model (default 24h)
+	RampHold          time.Duration // how long a channel's recovery time stays shared: the longest ramp (default 1h)
 }
 
 func (c Config) withDefaults() Config {
@@ -122,6 +126,7 @@ func (c Config) withDefaults() Config {
 	def(&c.RateLimitCooldown, 30*time.Second)
 	def(&c.AuthDisable, 24*time.Hour)
 	def(&c.ModelDisable, 24*time.Hour)
+	def(&c.RampHold, time.Hour)
 	return c
 }
 
@@ -152,6 +157,7 @@ type ChannelHealth struct {
 	State             State       `json:"state"`
 	CooldownUntil     *time.Time  `json:"cooldown_until,omitempty"`
 	Trips             int         `json:"trips"`
+	RecoveredAt       *time.Time  `json:"recovered_at,omitempty"` // last close from OPEN: the traffic ramp's start
 	Keys              []KeyHealth `json:"keys"`
 	Metrics           Metrics     `json:"metrics"`
 	UnsupportedModels []string    `json:"unsupported_models"`

@@ -23,6 +23,8 @@ type record struct {
 	Trips   int    `json:"t,omitempty"`
 	At      int64  `json:"a,omitempty"` // stamp of the breaker's last transition (ch, key) or of the change (model)
 	ResetAt int64  `json:"z,omitempty"` // ch: stamp of the last Reset
+	Rec     int64  `json:"v,omitempty"` // ch: stamp of the last recovery from OPEN (the ramp's start)
+	Clr     int64  `json:"x,omitempty"` // key: stamp of the last passing test, which cleared the key
 	W       int64  `json:"w,omitempty"` // key: stamp of this write
 	Cool    int64  `json:"r,omitempty"` // key: rate-limit cooldown end
 	Off     int64  `json:"d,omitempty"` // key: disabled until; model: excluded until (0 = allowed again)
@@ -183,12 +185,19 @@ func (t *Tracker) applyRecord(cs *channelState, rec record, now time.Time) {
 				trs = append(trs, transition{cs.id, -1, from, cs.br.state})
 			}
 		}
+		cs.br.recovered = max(cs.br.recovered, rec.Rec)
 	case kindKey:
 		if rec.W <= cs.resetAt || rec.Key < 0 {
 			break
 		}
 		ks := cs.keyState(rec.Key)
-		if rec.At > cs.resetAt {
+		if rec.Clr > ks.clearedAt {
+			trs = append(trs, ks.clear(cs.id, rec.Key, rec.Clr)...)
+		}
+		if rec.W <= ks.clearedAt {
+			break
+		}
+		if rec.At > cs.resetAt && rec.At > ks.clearedAt {
 			if from, moved := ks.br.adopt(rec.State, fromNs(rec.Until), rec.Trips, rec.At); moved {
 				trs = append(trs, transition{cs.id, rec.Key, from, ks.br.state})
 			}
@@ -266,18 +275,24 @@ func (t *Tracker) chShare(cs *channelState, now time.Time) share {
 	if cs.resetAt > 0 {
 		ttl = max(ttl, time.Unix(0, cs.resetAt).Add(t.longest()).Sub(now))
 	}
+	if cs.br.recovered > 0 {
+		ttl = max(ttl, time.Unix(0, cs.br.recovered).Add(t.cfg.RampHold).Sub(now))
+	}
 	return share{key: chKey(cs.id), ttl: ttl, publish: true, rec: record{
 		Kind: kindChannel, Ch: cs.id, State: cs.br.state, Until: ns(cs.br.until), Trips: cs.br.trips,
-		At: cs.br.changedAt, ResetAt: cs.resetAt,
+		At: cs.br.changedAt, ResetAt: cs.resetAt, Rec: cs.br.recovered,
 	}}
 }
 
 // keyShare renders a key's whole state. Called under cs.mu.
 func (t *Tracker) keyShare(cs *channelState, k int, ks *keyState, now time.Time) share {
 	ttl := max(t.breakerTTL(&ks.br, now), ks.cool.Sub(now), ks.off.Sub(now))
+	if ks.clearedAt > 0 {
+		ttl = max(ttl, time.Unix(0, ks.clearedAt).Add(t.longest()).Sub(now))
+	}
 	return share{key: keyKey(cs.id, k), ttl: ttl, publish: true, rec: record{
 		Kind: kindKey, Ch: cs.id, Key: k, State: ks.br.state, Until: ns(ks.br.until), Trips: ks.br.trips,
-		At: ks.br.changedAt, W: t.stamp(now), Cool: ns(ks.cool), Off: ns(ks.off), Err: ks.lastErr,
+		At: ks.br.changedAt, W: t.stamp(now), Cool: ns(ks.cool), Off: ns(ks.off), Err: ks.lastErr, Clr: ks.clearedAt,
 	}}
 }
 

@@ -29,6 +29,21 @@ type keyState struct {
 	lastErr string
 	memo    memo
 	m       *metrics
+	// clearedAt is the stamp of the last passing test of this key: older shared records of the key are void.
+	clearedAt int64
+}
+
+// clear forgets the key's cooldown, disable and breaker as of stamp at (a test with this key passed) and
+// returns the breaker transition, if any. Called under the channel's mutex.
+func (ks *keyState) clear(ch int64, k int, at int64) []transition {
+	var trs []transition
+	if ks.br.state != StateClosed {
+		trs = append(trs, transition{ch, k, ks.br.state, StateClosed})
+	}
+	ks.br.close(at)
+	ks.cool, ks.off, ks.pubCool, ks.lastErr = time.Time{}, time.Time{}, time.Time{}, ""
+	ks.clearedAt = at
+	return trs
 }
 
 type modelState struct {
@@ -294,8 +309,9 @@ func (t *Tracker) AllKeysDisabled(channelID int64, keys int) bool {
 	return true
 }
 
-// Reset forgets the channel's breaker, key and model state on every node (an admin re-enabled or edited the
-// channel, or a channel test passed). Metrics are kept.
+// Reset forgets the channel's breaker, key and model state on every node. Metrics are kept. A channel that
+// was not CLOSED ramps back like one closed by probes. (A passing channel test uses TestPassed instead, which
+// clears only the tested key.)
 func (t *Tracker) Reset(channelID int64) {
 	cs := t.channel(channelID)
 	now := t.now()
@@ -310,6 +326,60 @@ func (t *Tracker) Reset(channelID int64) {
 	}
 	cs.mu.Unlock()
 	t.after(trs, sh)
+}
+
+// TestPassed takes a passing channel test with key on every node. Only that key is cleared (cooldown,
+// disable, breaker): a sibling key that was refused stays refused until a test of its own passes. The
+// channel's breaker does not jump to CLOSED: an OPEN channel turns HALF_OPEN at once (skipping the rest of
+// its cooldown) and closes after CloseAfter probe successes (live probes or further tests), then ramps back
+// (RampShare).
+func (t *Tracker) TestPassed(channelID int64, key int) {
+	cs := t.channel(channelID)
+	now := t.now()
+	t.refreshChannel(cs, now)
+	if key >= 0 {
+		t.refreshKey(cs, key, now)
+	}
+	at := func() int64 { return t.stamp(now) }
+	var trs []transition
+	var sh []share
+	cs.mu.Lock()
+	if from, moved := cs.br.testPassed(now, cs.cfg, at); moved {
+		trs = append(trs, transition{channelID, -1, from, cs.br.state})
+		sh = append(sh, t.chShare(cs, now))
+	}
+	if key >= 0 {
+		ks := cs.keyState(key)
+		trs = append(trs, ks.clear(channelID, key, at())...)
+		sh = append(sh, t.keyShare(cs, key, ks, now))
+	}
+	cs.mu.Unlock()
+	t.after(trs, sh)
+}
+
+// rampFloor is the share of its weight a channel gets right after it recovers from OPEN.
+const rampFloor = 0.1
+
+// RampShare is the share of its configured weight the channel should get now: 1 normally; for a channel
+// that closed after being OPEN (on any node), rising linearly from 10 % at the close to 100 % after ramp.
+// ramp ≤ 0 turns the ramp off.
+func (t *Tracker) RampShare(channelID int64, ramp time.Duration) float64 {
+	if ramp <= 0 {
+		return 1
+	}
+	cs := t.channel(channelID)
+	now := t.now()
+	cs.mu.Lock()
+	rec, state := cs.br.recovered, cs.br.state
+	cs.mu.Unlock()
+	if rec == 0 || state != StateClosed {
+		return 1
+	}
+	el := now.Sub(time.Unix(0, rec))
+	if el >= ramp {
+		return 1
+	}
+	return rampFloor + (1-rampFloor)*float64(max(el, 0))/float64(ramp)
 }
 
 // MarkModelOK lets the channel serve model again on every node (a test with that model passed).
@@ -341,6 +411,9 @@ func (t *Tracker) Snapshot(channelID int64, keys int) ChannelHealth {
 	}
 	if cs.br.state == StateOpen && now.Before(cs.br.until) {
 		h.CooldownUntil = timePtr(cs.br.until)
+	}
+	if cs.br.recovered > 0 {
+		h.RecoveredAt = timePtr(time.Unix(0, cs.br.recovered).UTC())
 	}
 	for k := range keys {
 		ks := cs.keyState(k)

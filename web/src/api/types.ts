@@ -279,6 +279,11 @@ export interface Settings {
   unknown_model_policy: 'refuse' | 'default';
   default_price: PriceRow;
   estimate_output_tokens: number;
+  request_deadline?: number;
+  first_byte_budget?: number;
+  recovery_ramp?: number;
+  signup_rate_limit?: number;
+  show_channel_to_users?: boolean;
   [key: string]: unknown;
 }
 

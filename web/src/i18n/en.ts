@@ -399,6 +399,24 @@ const en = {
     unknownModelPolicy: 'When a model has no price',
     policy_refuse: 'Refuse the request',
     policy_default: 'Charge the default price',
+    reliability: 'Deadlines and recovery',
+    request_deadline: 'Request deadline',
+    request_deadline_hint:
+      'The longest one API call may take, all retries included. When it runs out before an upstream answers, the caller gets 504 and pays nothing; a stream already flowing ends with an error event.',
+    first_byte_budget: 'First-byte budget',
+    first_byte_budget_hint:
+      'How long a call may wait for an upstream to start answering, across all retries. Each attempt’s own first-byte timeout is cut to what is left.',
+    recovery_ramp: 'Recovery ramp',
+    recovery_ramp_hint:
+      'A channel back from a circuit-breaker trip gets 10 % of its weight at first, rising to its full weight over this time. 0 = full weight at once.',
+    access: 'Sign-up and privacy',
+    signup_rate_limit: 'Sign-ups per IP',
+    signup_rate_limit_hint: 'New accounts one IP address may create per hour. 0 = no limit.',
+    showChannelToUsers: 'Show channel names to users',
+    showChannelToUsersHint: 'Users see which channel served each call in their own logs. Off: only admins see channels.',
+    unit_seconds: 's',
+    unit_perHour: 'per hour',
+    range: 'Enter a whole number from {{min}} to {{max}}',
   },
   audit: {
     title: 'Audit log',

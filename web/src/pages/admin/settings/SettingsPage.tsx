@@ -9,6 +9,15 @@ import { QueryError } from '../../../components/QueryError';
 import { unitsToUsdText, usdToUnits } from '../../../lib/money';
 import { applyServerError, decimalRules } from '../../../lib/validation';
 
+/** Whole-number settings with a dedicated field: name, bounds (the server's), unit shown after the value. */
+const NUMBER_FIELDS = [
+  { name: 'request_deadline', min: 1, max: 86400, unit: 'seconds' },
+  { name: 'first_byte_budget', min: 1, max: 86400, unit: 'seconds' },
+  { name: 'recovery_ramp', min: 0, max: 3600, unit: 'seconds' },
+  { name: 'signup_rate_limit', min: 0, max: 100000, unit: 'perHour' },
+] as const;
+type NumberField = (typeof NUMBER_FIELDS)[number]['name'];
+
 const KNOWN_SETTINGS = new Set([
   'site_name',
   'notice',
@@ -18,6 +27,8 @@ const KNOWN_SETTINGS = new Set([
   'unknown_model_policy',
   'default_price',
   'estimate_output_tokens',
+  ...NUMBER_FIELDS.map((f) => f.name),
+  'show_channel_to_users',
 ]);
 
 /** Settings the server has that this page has no dedicated field for (numbers, text, switches). */
@@ -38,6 +49,11 @@ interface SettingsForm {
   unknown_model_policy: 'refuse' | 'default';
   default_price: Omit<PriceRow, 'model'>;
   estimate_output_tokens: number;
+  request_deadline: number;
+  first_byte_budget: number;
+  recovery_ramp: number;
+  signup_rate_limit: number;
+  show_channel_to_users: boolean;
 }
 
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
@@ -53,6 +69,11 @@ function toForm(s: Settings): SettingsForm {
     unknown_model_policy: s.unknown_model_policy ?? 'refuse',
     default_price: { ...ZERO_PRICE, ...(s.default_price as Partial<PriceRow> | undefined) },
     estimate_output_tokens: s.estimate_output_tokens ?? 0,
+    request_deadline: s.request_deadline ?? 600,
+    first_byte_budget: s.first_byte_budget ?? 300,
+    recovery_ramp: s.recovery_ramp ?? 60,
+    signup_rate_limit: s.signup_rate_limit ?? 10,
+    show_channel_to_users: !!s.show_channel_to_users,
     extra: Object.fromEntries(extraSettings(s)),
   };
 }
@@ -70,6 +91,24 @@ export default function SettingsPage() {
     if (settings.data) form.setFieldsValue(toForm(settings.data));
   }, [settings.data, form]);
 
+  const numberItem = (name: NumberField) => {
+    const f = NUMBER_FIELDS.find((x) => x.name === name)!;
+    return (
+      <Form.Item
+        key={name}
+        name={name}
+        label={t(`settings.${name}`)}
+        extra={t(`settings.${name}_hint`)}
+        rules={[
+          { required: true, message: t('validation.required') },
+          { type: 'number', min: f.min, max: f.max, message: t('settings.range', { min: f.min, max: f.max }) },
+        ]}
+      >
+        <InputNumber min={f.min} max={f.max} precision={0} suffix={t(`settings.unit_${f.unit}`)} style={{ width: '100%' }} />
+      </Form.Item>
+    );
+  };
+
   const onFinish = async (values: SettingsForm) => {
     const body: Partial<Settings> = {
       site_name: values.site_name.trim(),
@@ -78,8 +117,11 @@ export default function SettingsPage() {
       default_group: values.default_group,
       new_user_quota: usdToUnits(values.new_user_quota_usd || '0') ?? 0,
       unknown_model_policy: values.unknown_model_policy,
-      default_price: { ...values.default_price } as PriceRow,
+      // The price fields are only mounted under the "default" policy: keep the stored price when hidden.
+      default_price: { ...ZERO_PRICE, ...settings.data?.default_price, ...values.default_price } as PriceRow,
       estimate_output_tokens: values.estimate_output_tokens ?? 0,
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, values[f.name] ?? f.min])),
+      show_channel_to_users: values.show_channel_to_users,
       ...values.extra,
     };
     // Send only what changed, so the audit log names the settings that were really edited.
@@ -139,6 +181,24 @@ export default function SettingsPage() {
                 </Form.Item>
                 <Form.Item name="estimate_output_tokens" label={t('settings.estimateOutputTokens')} extra={t('settings.estimateOutputTokensHint')}>
                   <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+                </Form.Item>
+              </Card>
+            </Col>
+            <Col xs={24} lg={12}>
+              <Card title={t('settings.reliability')}>
+                {NUMBER_FIELDS.filter((f) => f.name !== 'signup_rate_limit').map((f) => numberItem(f.name))}
+              </Card>
+            </Col>
+            <Col xs={24} lg={12}>
+              <Card title={t('settings.access')}>
+                {numberItem('signup_rate_limit')}
+                <Form.Item
+                  name="show_channel_to_users"
+                  label={t('settings.showChannelToUsers')}
+                  extra={t('settings.showChannelToUsersHint')}
+                  valuePropName="checked"
+                >
+                  <Switch />
                 </Form.Item>
               </Card>
             </Col>
