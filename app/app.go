@@ -131,7 +131,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Groups = group.New(a.Store, a.Bus, a.Audit)
 	a.Accounts = account.New(a.Store, a.Cache, a.Bus, a.Keys, a.Settings, a.Groups, a.Ledger, a.Audit,
 		account.Options{BcryptCost: opt.BcryptCost})
-	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger)
+	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger, a.Accounts, a.Audit)
 	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
 	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)
 	a.Health = health.New(opt.Health, a.Cache, a.Bus, time.Now)

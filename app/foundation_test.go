@@ -90,7 +90,7 @@ func TestUnknownRoutes_APIAnswersJSON404_ConsoleAnswersHTML(t *testing.T) {
 func TestErrors_AreLocalizedByAcceptLanguage(t *testing.T) {
 	t.Parallel()
 	n := apptest.New(t)
-	user := n.SignUp(t, "alice", "password1")
+	user := n.SignUp(t, "alice", "correct-horse-1")
 	anon := n.Anon(t)
 	for _, tc := range []struct {
 		name   string
@@ -105,7 +105,7 @@ func TestErrors_AreLocalizedByAcceptLanguage(t *testing.T) {
 		{"no session", anon, "GET", "/api/user/self", nil, 401, "unauthorized"},
 		{"bad login", anon, "POST", "/api/auth/login", map[string]string{"username": "alice", "password": "wrong1234"}, 401, "invalid_credentials"},
 		{"malformed json", anon, "POST", "/api/auth/register", `{"username":`, 400, "invalid_json"},
-		{"taken", anon, "POST", "/api/auth/register", map[string]string{"username": "alice", "password": "password1"}, 409, "username_taken"},
+		{"taken", anon, "POST", "/api/auth/register", map[string]string{"username": "alice", "password": "correct-horse-1"}, 409, "username_taken"},
 		{"weak password", anon, "POST", "/api/auth/register", map[string]string{"username": "bob", "password": "short"}, 400, "weak_password"},
 		{"not admin", user, "GET", "/api/admin/users", nil, 403, "forbidden"},
 		{"someone's key", user, "GET", "/api/tokens/999", nil, 404, "token_not_found"},
@@ -149,11 +149,11 @@ func rawPost(t *testing.T, url string, body io.Reader, lang string) *apptest.Res
 func TestRegister_BadInputIsRefusedAndWritesNothing(t *testing.T) {
 	t.Parallel()
 	n := apptest.New(t)
-	n.SignUp(t, "taken", "password1")
+	n.SignUp(t, "taken", "correct-horse-1")
 	c := n.Anon(t)
 	before := count(t, n, &model.User{})
 	auditBefore := count(t, n, &model.AuditLog{})
-	huge := `{"username":"big","password":"password1","email":"` + strings.Repeat("a", 1<<20) + `"}`
+	huge := `{"username":"big","password":"correct-horse-1","email":"` + strings.Repeat("a", 1<<20) + `"}`
 
 	type check func(t *testing.T, r *apptest.Resp)
 	code := func(status int, code string) check {
@@ -168,17 +168,17 @@ func TestRegister_BadInputIsRefusedAndWritesNothing(t *testing.T) {
 		{"malformed JSON", `{"username": "x", `, code(400, "invalid_json")},
 		{"not an object", `[1,2,3]`, code(400, "invalid_json")},
 		{"empty body", ``, code(400, "invalid_json")},
-		{"username of wrong type", `{"username": 5, "password": "password1"}`, field("username")},
-		{"password of wrong type", `{"username": "bob", "password": ["password1"]}`, field("password")},
-		{"username too long", map[string]string{"username": strings.Repeat("u", 33), "password": "password1"}, field("username")},
-		{"username too short", map[string]string{"username": "ab", "password": "password1"}, field("username")},
-		{"username with spaces", map[string]string{"username": "bob smith", "password": "password1"}, field("username")},
-		{"bad email", map[string]string{"username": "bob", "password": "password1", "email": "nope"}, field("email")},
+		{"username of wrong type", `{"username": 5, "password": "correct-horse-1"}`, field("username")},
+		{"password of wrong type", `{"username": "bob", "password": ["correct-horse-1"]}`, field("password")},
+		{"username too long", map[string]string{"username": strings.Repeat("u", 33), "password": "correct-horse-1"}, field("username")},
+		{"username too short", map[string]string{"username": "ab", "password": "correct-horse-1"}, field("username")},
+		{"username with spaces", map[string]string{"username": "bob smith", "password": "correct-horse-1"}, field("username")},
+		{"bad email", map[string]string{"username": "bob", "password": "correct-horse-1", "email": "nope"}, field("email")},
 		{"password too short", map[string]string{"username": "bob", "password": "abc123"}, code(400, "weak_password")},
 		{"password without digits", map[string]string{"username": "bob", "password": "passwordonly"}, code(400, "weak_password")},
 		{"password without letters", map[string]string{"username": "bob", "password": "1234567890"}, code(400, "weak_password")},
 		{"password over 72 bytes", map[string]string{"username": "bob", "password": strings.Repeat("a1", 37)}, code(400, "weak_password")},
-		{"duplicate username", map[string]string{"username": "taken", "password": "password2"}, code(409, "username_taken")},
+		{"duplicate username", map[string]string{"username": "taken", "password": "correct-horse-2"}, code(409, "username_taken")},
 		{"body over 1 MiB", huge, code(413, "body_too_large")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,7 +202,7 @@ func TestConsoleJWT_ForgedExpiredOrMissingIsRefused(t *testing.T) {
 	t.Parallel()
 	env := apptest.NewEnv(t)
 	n := env.Start(t)
-	alice := n.SignUp(t, "alice", "password1")
+	alice := n.SignUp(t, "alice", "correct-horse-1")
 	id := userID(t, n, "alice")
 	keys, err := secret.New(env.Cfg.SecretKey)
 	if err != nil {

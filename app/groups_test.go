@@ -91,7 +91,7 @@ func TestGroups_CRUDAndConflicts(t *testing.T) {
 
 	// Delete: default never, a group in use by a user or a key not while it is.
 	wantError(t, root.Do("DELETE", "/api/admin/groups/default", nil), http.StatusConflict, "group_in_use")
-	alice := n.SignUp(t, "alice", "password1")
+	alice := n.SignUp(t, "alice", "correct-horse-1")
 	aliceID := userID(t, n, "alice")
 	wantStatus(t, root.Do("PATCH", path("/api/admin/users/%d", aliceID), map[string]string{"group": "vip"}), http.StatusOK)
 	wantError(t, root.Do("DELETE", "/api/admin/groups/vip", nil), http.StatusConflict, "group_in_use")

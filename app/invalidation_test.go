@@ -31,8 +31,8 @@ func TestTwoNodes_WritesOnOneInvalidateTheOtherWithinASecond(t *testing.T) {
 	a, b := env.Start(t), env.Start(t)
 	ctx := context.Background()
 	rootA := a.Root(t)
-	alice := a.SignUp(t, "alice", "password1")
-	aliceB := b.Login(t, "alice", "password1") // a session opened on node B
+	alice := a.SignUp(t, "alice", "correct-horse-1")
+	aliceB := b.Login(t, "alice", "correct-horse-1") // a session opened on node B
 	id := userID(t, a, "alice")
 	key := createKey(t, alice, map[string]any{"name": "k"})
 
@@ -72,7 +72,7 @@ func TestTwoNodes_WritesOnOneInvalidateTheOtherWithinASecond(t *testing.T) {
 	t.Run("registration closed on A", func(t *testing.T) {
 		wantStatus(t, rootA.Do("PUT", "/api/admin/settings", map[string]any{"registration_open": false}), http.StatusOK)
 		eventually(t, time.Second, "node B sees registration closed", func() bool { return !b.App.Settings.Get().RegistrationOpen })
-		wantError(t, b.Anon(t).Do("POST", "/api/auth/register", map[string]string{"username": "bob", "password": "password1"}),
+		wantError(t, b.Anon(t).Do("POST", "/api/auth/register", map[string]string{"username": "bob", "password": "correct-horse-1"}),
 			http.StatusForbidden, "registration_closed")
 	})
 

@@ -21,7 +21,7 @@ var keyRE = regexp.MustCompile(`^sk-[0-9A-Za-z]{48}$`)
 func TestKeyLifecycle_CreateListRevealPatchDelete(t *testing.T) {
 	t.Parallel()
 	n := apptest.New(t)
-	alice := n.SignUp(t, "alice", "password1")
+	alice := n.SignUp(t, "alice", "correct-horse-1")
 	expires := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
 
 	limited := createKey(t, alice, map[string]any{"name": "dev", "remain_quota": 1_000_000, "models": []string{"gpt-4o"},
@@ -120,8 +120,8 @@ func TestKeyLifecycle_CreateListRevealPatchDelete(t *testing.T) {
 func TestKeys_AnotherUsersKeyIsNotFoundAndUntouched(t *testing.T) {
 	t.Parallel()
 	n := apptest.New(t)
-	alice := n.SignUp(t, "alice", "password1")
-	bob := n.SignUp(t, "bob", "password1")
+	alice := n.SignUp(t, "alice", "correct-horse-1")
+	bob := n.SignUp(t, "bob", "correct-horse-1")
 	root := n.Root(t)
 	key := createKey(t, alice, map[string]any{"name": "mine", "remain_quota": 100})
 	createKey(t, bob, map[string]any{"name": "bobs"})
@@ -176,11 +176,11 @@ func TestKeys_AnotherUsersKeyIsNotFoundAndUntouched(t *testing.T) {
 func TestAdminKeys_ListAllAndDisableAny(t *testing.T) {
 	t.Parallel()
 	n := apptest.New(t)
-	alice := n.SignUp(t, "alice", "password1")
-	n.SignUp(t, "bob", "password1")
+	alice := n.SignUp(t, "alice", "correct-horse-1")
+	n.SignUp(t, "bob", "correct-horse-1")
 	root := n.Root(t)
 	key := createKey(t, alice, map[string]any{"name": "a1"})
-	createKey(t, n.Login(t, "bob", "password1"), map[string]any{"name": "b1"})
+	createKey(t, n.Login(t, "bob", "correct-horse-1"), map[string]any{"name": "b1"})
 
 	var page struct {
 		Items []tokenView `json:"items"`
@@ -212,7 +212,7 @@ func TestKeyGroup_OnlySelectableOrOwnGroup(t *testing.T) {
 	t.Parallel()
 	n := apptest.New(t)
 	root := n.Root(t)
-	alice := n.SignUp(t, "alice", "password1")
+	alice := n.SignUp(t, "alice", "correct-horse-1")
 	wantStatus(t, root.Do("POST", "/api/admin/groups", map[string]any{"name": "vip", "ratio": "2", "selectable": false}), 201)
 	wantStatus(t, root.Do("POST", "/api/admin/groups", map[string]any{"name": "open", "ratio": "0.5", "selectable": true}), 201)
 
@@ -252,7 +252,7 @@ func TestKeyGroup_OnlySelectableOrOwnGroup(t *testing.T) {
 func TestKeyCreate_BadInputIsRefusedAndWritesNothing(t *testing.T) {
 	t.Parallel()
 	n := apptest.New(t)
-	alice := n.SignUp(t, "alice", "password1")
+	alice := n.SignUp(t, "alice", "correct-horse-1")
 	for _, tc := range []struct {
 		name  string
 		body  any
@@ -297,7 +297,7 @@ func TestCreatedKey_AppearsNowhereInTheDatabase(t *testing.T) {
 	t.Parallel()
 	env := apptest.NewEnv(t)
 	n := env.Start(t)
-	alice := n.SignUp(t, "alice", "password1")
+	alice := n.SignUp(t, "alice", "correct-horse-1")
 	var keys []string
 	for i := range 3 {
 		k := createKey(t, alice, map[string]any{"name": fmt.Sprintf("k%d", i), "remain_quota": 1000})

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -74,10 +75,15 @@ func (h *Auth) Refresh(c *gin.Context) {
 	h.session(c, s)
 }
 
-// Logout handles POST /api/auth/logout.
+// Logout handles POST /api/auth/logout: it ends the refresh cookie's session family and the access JWT sent
+// as Authorization: Bearer (either may be absent).
 func (h *Auth) Logout(c *gin.Context) {
 	raw, _ := c.Cookie(RefreshCookie)
-	if err := h.Accounts.Logout(c.Request.Context(), raw); err != nil {
+	access := ""
+	if a := c.GetHeader("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		access = strings.TrimSpace(a[7:])
+	}
+	if err := h.Accounts.Logout(c.Request.Context(), raw, access); err != nil {
 		middleware.Fail(c, err)
 		return
 	}

@@ -114,7 +114,7 @@ func (h *Tokens) AdminList(c *gin.Context) {
 	c.JSON(http.StatusOK, Page[*token.View]{Items: items, Total: total})
 }
 
-// AdminUpdate handles PATCH /api/admin/tokens/:id (status only).
+// AdminUpdate handles PATCH /api/admin/tokens/:id (status only; audited; admin_disabled on disable).
 func (h *Tokens) AdminUpdate(c *gin.Context) {
 	id, ok := idParam(c, "token_not_found")
 	if !ok {
@@ -126,7 +126,7 @@ func (h *Tokens) AdminUpdate(c *gin.Context) {
 	if !middleware.Bind(c, &in) {
 		return
 	}
-	v, err := h.Tokens.SetStatus(c.Request.Context(), id, in.Status)
+	v, err := h.Tokens.SetStatus(c.Request.Context(), middleware.User(c), c.ClientIP(), id, in.Status)
 	if err != nil {
 		middleware.Fail(c, err)
 		return

@@ -59,6 +59,14 @@ var catalog = map[Lang]map[string]string{
 		"upstream_client_error": "The upstream refused the request as invalid.",
 		"upstream_stream_error": "The upstream reported an error in the middle of the answer.",
 		"upstream_overloaded":   "The upstream is overloaded; try again shortly.",
+		// Keys, groups and accounts (issue 8 items 5 and 6).
+		"weak_password_common":   "This password is one of the most commonly used passwords; choose another.",
+		"weak_password_username": "The password must not contain your username.",
+		"login_delayed":          "Too many failed sign-ins for this username; wait %d seconds before trying again.",
+		"too_many_signups":       "Too many sign-ups from your address (at most %d per hour); try again later.",
+		"key_admin_disabled":     "An administrator disabled this API key; only an administrator can enable it again.",
+		"key_owner_protected":    "You may not change the API keys of a user whose role is equal to or higher than yours.",
+		"group_revoked":          "This API key uses the group %q, which its owner may no longer use; choose another group for the key.",
 		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
 		"upstream_rate_limited":      "The upstream was rate limited and the request did not complete.",
 		"upstream_auth":              "The upstream refused the gateway's credentials.",
@@ -127,6 +135,14 @@ var catalog = map[Lang]map[string]string{
 		"upstream_client_error": "上游认为该请求无效并拒绝了它。",
 		"upstream_stream_error": "上游在回答过程中报告了错误。",
 		"upstream_overloaded":   "上游过载，请稍后重试。",
+		// Keys, groups and accounts (issue 8 items 5 and 6).
+		"weak_password_common":   "该密码属于最常用的密码之一，请换一个。",
+		"weak_password_username": "密码不能包含你的用户名。",
+		"login_delayed":          "该用户名登录失败次数过多，请等待 %d 秒后再试。",
+		"too_many_signups":       "你的地址注册次数过多（每小时最多 %d 次），请稍后再试。",
+		"key_admin_disabled":     "该 API 密钥已被管理员禁用，只有管理员可以重新启用。",
+		"key_owner_protected":    "你不能修改角色等于或高于你的用户的 API 密钥。",
+		"group_revoked":          "该 API 密钥使用的分组 %q 已不再对其所有者开放，请为该密钥选择其他分组。",
 		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
 		"upstream_rate_limited":      "上游限流，请求未完成。",
 		"upstream_auth":              "上游拒绝了网关的凭据。",

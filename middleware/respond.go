@@ -40,7 +40,10 @@ func Fail(c *gin.Context, err error) {
 		slog.Error("request failed", "request_id", RequestID(c), "path", c.FullPath(), "err", err)
 		ae = apperr.New(http.StatusInternalServerError, "internal_error", RequestID(c))
 	}
-	c.AbortWithStatusJSON(ae.Status, ErrorBody{Error: ErrorDetail{Code: ae.Code, Message: i18n.T(lang, ae.Code, ae.Args...), Field: ae.Field}})
+	if ae.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(ae.RetryAfter))
+	}
+	c.AbortWithStatusJSON(ae.Status, ErrorBody{Error: ErrorDetail{Code: ae.Code, Message: i18n.T(lang, ae.MessageKey(), ae.Args...), Field: ae.Field}})
 }
 
 func humanBytes(n int64) string {

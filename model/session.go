@@ -14,6 +14,10 @@ type Session struct {
 	RevokedAt *time.Time
 	IP        string `gorm:"column:ip;type:varchar(64);not null;default:''"`
 	CreatedAt time.Time
+
+	// Family is shared by every refresh token rotated from one login; a reused token revokes the family, and
+	// the family id is the access JWT's "sid" claim so the revocation reaches live JWTs too.
+	Family string `gorm:"type:varchar(32);not null;default:'';index"`
 }
 
 // CreateSession inserts a refresh session.
@@ -35,6 +39,22 @@ func (s *Store) RevokeSession(ctx context.Context, hash string, now time.Time) (
 		return nil, ErrNotFound
 	}
 	return &sess, nil
+}
+
+// SessionByHash loads a session whatever its state (to tell a reused refresh token from an unknown one).
+func (s *Store) SessionByHash(ctx context.Context, hash string) (*Session, error) {
+	var sess Session
+	if err := s.DB.WithContext(ctx).Where("hash = ?", hash).First(&sess).Error; err != nil {
+		return nil, translate(err)
+	}
+	return &sess, nil
+}
+
+// RevokeFamily revokes every live session of one refresh-token family (of one user) and says how many were live.
+func (s *Store) RevokeFamily(ctx context.Context, userID int64, family string, now time.Time) (int64, error) {
+	res := s.DB.WithContext(ctx).Model(&Session{}).Where("user_id = ? AND family = ? AND revoked_at IS NULL", userID, family).
+		Update("revoked_at", now)
+	return res.RowsAffected, res.Error
 }
 
 // RevokeUserSessions revokes every session of a user (password change, disable).

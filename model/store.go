@@ -105,6 +105,9 @@ func allModels() []any {
 // at once take turns.
 func (s *Store) Migrate(ctx context.Context) error {
 	if s.Kind != "mysql" {
+		if err := backfillUsernameLower(s.DB.WithContext(ctx)); err != nil {
+			return err
+		}
 		return s.DB.WithContext(ctx).AutoMigrate(allModels()...)
 	}
 	return s.DB.WithContext(ctx).Connection(func(tx *gorm.DB) error {
@@ -116,8 +119,46 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return errors.New("migration lock: timed out waiting for another node")
 		}
 		defer tx.Exec("SELECT RELEASE_LOCK('tollgate_migrate')")
+		if err := backfillUsernameLower(tx); err != nil {
+			return err
+		}
 		return tx.Set("gorm:table_options", "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin").AutoMigrate(allModels()...)
 	})
+}
+
+// backfillUsernameLower adds users.username_lower to a database made before usernames were case-insensitive
+// and fills it, so that AutoMigrate can then build its unique index. Names that already collide in lower case
+// keep signing in by their exact spelling: every row after the oldest of a collision gets "name#id", which no
+// sign-up can take (usernames cannot contain '#').
+func backfillUsernameLower(db *gorm.DB) error {
+	m := db.Migrator()
+	if !m.HasTable(&User{}) || m.HasColumn(&User{}, "UsernameLower") {
+		return nil
+	}
+	if err := db.Exec("ALTER TABLE users ADD COLUMN username_lower varchar(64) NOT NULL DEFAULT ''").Error; err != nil {
+		return fmt.Errorf("add users.username_lower: %w", err)
+	}
+	if err := db.Exec("UPDATE users SET username_lower = LOWER(username)").Error; err != nil {
+		return fmt.Errorf("fill users.username_lower: %w", err)
+	}
+	var rows []struct {
+		ID            int64
+		UsernameLower string
+	}
+	if err := db.Raw("SELECT id, username_lower FROM users ORDER BY id").Scan(&rows).Error; err != nil {
+		return fmt.Errorf("read usernames: %w", err)
+	}
+	seen := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		if !seen[r.UsernameLower] {
+			seen[r.UsernameLower] = true
+			continue
+		}
+		if err := db.Exec("UPDATE users SET username_lower = ? WHERE id = ?", fmt.Sprintf("%s#%d", r.UsernameLower, r.ID), r.ID).Error; err != nil {
+			return fmt.Errorf("disambiguate username %d: %w", r.ID, err)
+		}
+	}
+	return nil
 }
 
 // translate maps gorm's not-found to ErrNotFound and duplicates to ErrDuplicate.

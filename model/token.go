@@ -29,6 +29,9 @@ type Token struct {
 	CreatedAt   time.Time      `gorm:"index:idx_tokens_user,priority:2" json:"created_at"`
 	UpdatedAt   time.Time      `json:"updated_at"`
 	LastUsedAt  *time.Time     `json:"last_used_at"`
+
+	// AdminDisabled marks a key an admin switched off: only an admin may switch it back on.
+	AdminDisabled bool `gorm:"not null;default:false" json:"admin_disabled"`
 }
 
 // CreateToken inserts t.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // Roles.
@@ -37,6 +38,27 @@ type User struct {
 	SessionEpoch int64     `gorm:"not null;default:0" json:"-"` // bumped on password change/disable: old JWTs die
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
+
+	// UsernameLower is the case-folded name; its unique index makes "Alice" and "alice" one account on both
+	// stores (MySQL tables use a binary collation, SQLite compares case-sensitively). Filled by BeforeCreate.
+	UsernameLower string `gorm:"type:varchar(64);not null;default:'';uniqueIndex:idx_users_username_lower" json:"-"`
+}
+
+// BeforeCreate fills the case-folded username so every insert path keeps the unique index meaningful.
+func (u *User) BeforeCreate(*gorm.DB) error {
+	u.UsernameLower = strings.ToLower(u.Username)
+	return nil
+}
+
+// RoleRank orders roles (user < admin < root) for "may act on" checks.
+func RoleRank(role string) int {
+	switch role {
+	case RoleRoot:
+		return 2
+	case RoleAdmin:
+		return 1
+	}
+	return 0
 }
 
 // IsAdmin reports whether the user has admin rights.
@@ -56,11 +78,17 @@ func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
 	return &u, nil
 }
 
-// UserByUsername loads one user by name.
+// UserByUsername loads one user by name, in any letter case. An exact match wins: rows that differed only in
+// case before usernames became case-insensitive keep signing in with their exact name (see backfillUsernameLower).
 func (s *Store) UserByUsername(ctx context.Context, name string) (*User, error) {
 	var u User
-	if err := s.DB.WithContext(ctx).Where("username = ?", name).First(&u).Error; err != nil {
-		return nil, translate(err)
+	res := s.DB.WithContext(ctx).Where("username = ? OR username_lower = ?", name, strings.ToLower(name)).
+		Order(clause.OrderBy{Expression: clause.Expr{SQL: "CASE WHEN username = ? THEN 0 ELSE 1 END, id", Vars: []any{name}}}).Limit(1).Find(&u)
+	if res.Error != nil {
+		return nil, translate(res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return nil, ErrNotFound
 	}
 	return &u, nil
 }

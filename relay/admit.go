@@ -73,6 +73,10 @@ func (r *Relay) authenticate(c *gin.Context) (*caller, *relayError) {
 	g := tok.Group
 	if g == "" {
 		g = user.Group
+	} else if r.Tokens.GroupRevoked(&tok.Token, user.Group) {
+		// The owner was moved out of the key's group (or it stopped being selectable): the key must not keep
+		// that group's routing and price ratio. Both views come from per-node snapshots, no SQL.
+		return nil, newErr(http.StatusForbidden, "group_revoked", tok.Group)
 	}
 	return &caller{tok: tok, user: user, group: g}, nil
 }

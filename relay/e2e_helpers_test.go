@@ -144,7 +144,7 @@ type person struct {
 // user signs a user up and tops the balance up to quota units.
 func (w *world) user(name string, quota int64) *person {
 	w.t.Helper()
-	c := w.node.SignUp(w.t, name, "passw0rd-"+name)
+	c := w.node.SignUp(w.t, name, "relay-Passw0rd-9")
 	u, err := w.node.App.Store.UserByUsername(context.Background(), name)
 	if err != nil {
 		w.t.Fatalf("user %s: %v", name, err)

@@ -5,13 +5,13 @@ package account
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
 	"time"
-	"unicode"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -57,7 +57,11 @@ type Service struct {
 	balances Balances
 	audit    *audit.Log
 	users    *cache.Local[int64, *model.User]
-	opt      Options
+	policy   *passwordPolicy
+	// dummyHash is compared against when the username is unknown, at the real cost, so that sign-in takes as
+	// long for an unknown user as for a known one (no user enumeration by timing).
+	dummyHash []byte
+	opt       Options
 }
 
 // New builds the account service.
@@ -75,7 +79,11 @@ func New(store *model.Store, c cache.Cache, b bus.Bus, keys *secret.Keyring, set
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	s := &Service{store: store, cache: c, bus: b, keys: keys, settings: settings, groups: groups, balances: balances, audit: a, opt: opt}
+	s := &Service{store: store, cache: c, bus: b, keys: keys, settings: settings, groups: groups, balances: balances, audit: a, opt: opt,
+		policy: newPasswordPolicy()}
+	dummy := make([]byte, 18)
+	_, _ = rand.Read(dummy)
+	s.dummyHash, _ = bcrypt.GenerateFromPassword(dummy, opt.BcryptCost)
 	s.users = cache.NewLocal(60*time.Second, 100_000, func(ctx context.Context, id int64) (*model.User, error) {
 		return store.UserByID(ctx, id)
 	})
@@ -106,21 +114,6 @@ func (s *Service) changed(ctx context.Context, id int64) {
 var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
 var emailRE = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]{1,126}$`)
 
-func checkPassword(p string) error {
-	if len(p) < 8 || len(p) > 72 {
-		return apperr.New(http.StatusBadRequest, "weak_password")
-	}
-	var letter, digit bool
-	for _, r := range p {
-		letter = letter || unicode.IsLetter(r)
-		digit = digit || unicode.IsDigit(r)
-	}
-	if !letter || !digit {
-		return apperr.New(http.StatusBadRequest, "weak_password")
-	}
-	return nil
-}
-
 // RegisterInput is a sign-up request.
 type RegisterInput struct {
 	Username string `json:"username"`
@@ -134,20 +127,61 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, ip string) (*m
 	if !st.RegistrationOpen {
 		return nil, apperr.New(http.StatusForbidden, "registration_closed")
 	}
-	u, err := s.create(ctx, in, model.RoleUser, st.DefaultGroup, st.NewUserQuota)
+	release, err := s.signupSlot(ctx, ip, st.SignupRateLimit)
 	if err != nil {
 		return nil, err
 	}
-	s.audit.Record(ctx, audit.Actor{ID: u.ID, Name: u.Username, IP: ip}, "user.register", u.Username, nil)
+	u, err := s.create(ctx, in, model.RoleUser, st.DefaultGroup, st.NewUserQuota, true)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	actor := audit.Actor{ID: u.ID, Name: u.Username, IP: ip}
+	s.audit.Record(ctx, actor, "user.register", u.Username, nil)
+	if u.Quota > 0 {
+		// The grant is the balance the row was inserted with: it happens once, with the insert.
+		s.audit.Record(ctx, actor, "user.quota", u.Username, map[string]any{"delta": u.Quota, "reason": "new_user_quota"})
+	}
 	return u, nil
 }
 
-func (s *Service) create(ctx context.Context, in RegisterInput, role, group string, quota int64) (*model.User, error) {
+// signupSlot takes one of the IP's sign-ups for this hour (limit 0: unlimited); the returned func gives it
+// back when the sign-up fails. The counter is in the cache, so on Redis the limit holds across nodes.
+func (s *Service) signupSlot(ctx context.Context, ip string, limit int) (func(), error) {
+	if limit <= 0 {
+		return func() {}, nil
+	}
+	now := s.opt.Now()
+	hour := now.Truncate(time.Hour)
+	key := "signup:" + ip + ":" + strconv.FormatInt(hour.Unix(), 10)
+	n, err := s.cache.Incr(ctx, key, 1, time.Hour+time.Minute)
+	if err != nil {
+		return nil, fmt.Errorf("sign-up limit: %w", err)
+	}
+	release := func() { _, _ = s.cache.Incr(context.WithoutCancel(ctx), key, -1, time.Hour+time.Minute) }
+	if n > int64(limit) {
+		release()
+		e := apperr.New(http.StatusTooManyRequests, "too_many_signups", limit)
+		e.RetryAfter = int(hour.Add(time.Hour).Sub(now).Seconds()) + 1
+		return nil, e
+	}
+	return release, nil
+}
+
+// create inserts a user. strict applies the whole password policy; the operator's ROOT_PASSWORD at first
+// start is only held to the length and letter/digit rule (it is not chosen through the sign-up form).
+func (s *Service) create(ctx context.Context, in RegisterInput, role, group string, quota int64, strict bool) (*model.User, error) {
 	if !usernameRE.MatchString(in.Username) {
 		return nil, apperr.Field("username", "3-32 letters, digits, '_', '.', '-'")
 	}
-	if err := checkPassword(in.Password); err != nil {
-		return nil, err
+	name := in.Username
+	if !strict {
+		name = "" // no username rule
+	}
+	if err := s.policy.check("password", name, in.Password); err != nil {
+		if ae, ok := apperr.As(err); strict || !ok || ae.Message == weakShape {
+			return nil, err
+		}
 	}
 	if in.Email != "" && !emailRE.MatchString(in.Email) {
 		return nil, apperr.Field("email", "not an email address")
@@ -185,7 +219,7 @@ func (s *Service) EnsureRoot(ctx context.Context, password string) (string, erro
 		// A random base62 string may lack a letter or a digit, which the password rule requires.
 		password, generated = p+"9a", p+"9a"
 	}
-	_, err = s.create(ctx, RegisterInput{Username: "root", Password: password}, model.RoleRoot, "default", 0)
+	_, err = s.create(ctx, RegisterInput{Username: "root", Password: password}, model.RoleRoot, "default", 0, false)
 	if ae, ok := apperr.As(err); ok && ae.Code == "username_taken" {
 		return "", nil // another node created it first
 	}

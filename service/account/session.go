@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,17 +21,12 @@ import (
 	"tollgate/service/audit"
 )
 
-// Login attempt limits: failures per window, per IP and per username.
-const (
-	loginWindow     = 5 * time.Minute
-	loginMaxPerUser = 10
-	loginMaxPerIP   = 30
-)
-
 // Claims are the JWT claims of a console session.
 type Claims struct {
 	Role  string `json:"role"`
 	Epoch int64  `json:"epoch"`
+	// Sid is the refresh-token family the JWT was minted for; logout or a reused refresh token revokes it.
+	Sid string `json:"sid,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -43,48 +39,44 @@ type Session struct {
 	RefreshTTL   time.Duration `json:"-"`
 }
 
-// dummyHash makes a login for an unknown user cost as much as one for a known user.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("tollgate-timing-equaliser"), bcrypt.MinCost)
-
-// Login checks credentials and opens a session. Failures are counted per IP and per username.
+// Login checks credentials and opens a session. Failures are throttled per IP and per username (throttle.go).
+// An unknown username costs one bcrypt comparison at the real cost, like a known one.
 func (s *Service) Login(ctx context.Context, username, password, ip string) (*Session, error) {
-	ipKey, userKey := "login:ip:"+ip, "login:user:"+username
-	for _, k := range []struct {
-		key string
-		max int64
-	}{{ipKey, loginMaxPerIP}, {userKey, loginMaxPerUser}} {
-		n, err := s.cache.Incr(ctx, k.key, 0, loginWindow)
-		if err != nil {
-			return nil, fmt.Errorf("login limit: %w", err)
-		}
-		if n >= k.max {
-			return nil, apperr.New(http.StatusTooManyRequests, "too_many_attempts", int(loginWindow.Seconds()))
-		}
+	k := keysFor(username, ip)
+	if err := s.admit(ctx, k); err != nil {
+		return nil, err
 	}
 	u, err := s.store.UserByUsername(ctx, username)
 	if err != nil && !errors.Is(err, model.ErrNotFound) {
 		return nil, err
 	}
 	if u == nil {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash, []byte(password))
 	}
 	if u == nil || bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
-		_, _ = s.cache.Incr(ctx, ipKey, 1, loginWindow)
-		_, _ = s.cache.Incr(ctx, userKey, 1, loginWindow)
+		s.failed(ctx, k)
 		return nil, apperr.New(http.StatusUnauthorized, "invalid_credentials")
 	}
 	if u.Status != model.StatusEnabled {
 		return nil, apperr.New(http.StatusForbidden, "user_disabled")
 	}
-	_ = s.cache.Del(ctx, userKey)
+	s.succeeded(ctx, k)
 	s.audit.Record(ctx, audit.Actor{ID: u.ID, Name: u.Username, IP: ip}, "user.login", u.Username, nil)
-	return s.open(ctx, u, ip)
+	return s.open(ctx, u, ip, "")
 }
 
-func (s *Service) open(ctx context.Context, u *model.User, ip string) (*Session, error) {
+// open mints a JWT and a refresh token of family (a new family when empty: a fresh login).
+func (s *Service) open(ctx context.Context, u *model.User, ip, family string) (*Session, error) {
+	if family == "" {
+		f := make([]byte, 16)
+		if _, err := rand.Read(f); err != nil {
+			return nil, err
+		}
+		family = hex.EncodeToString(f)
+	}
 	now := s.opt.Now()
 	exp := now.Add(s.opt.AccessTTL)
-	claims := Claims{Role: u.Role, Epoch: u.SessionEpoch, RegisteredClaims: jwt.RegisteredClaims{
+	claims := Claims{Role: u.Role, Epoch: u.SessionEpoch, Sid: family, RegisteredClaims: jwt.RegisteredClaims{
 		Subject: strconv.FormatInt(u.ID, 10), IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp),
 		Issuer: "tollgate",
 	}}
@@ -97,7 +89,7 @@ func (s *Service) open(ctx context.Context, u *model.User, ip string) (*Session,
 		return nil, err
 	}
 	refresh := base64.RawURLEncoding.EncodeToString(raw)
-	if err := s.store.CreateSession(ctx, &model.Session{UserID: u.ID, Hash: sha(refresh), ExpiresAt: now.Add(s.opt.RefreshTTL), IP: ip}); err != nil {
+	if err := s.store.CreateSession(ctx, &model.Session{UserID: u.ID, Hash: sha(refresh), Family: family, ExpiresAt: now.Add(s.opt.RefreshTTL), IP: ip}); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	return &Session{Token: tok, ExpiresAt: exp, User: s.View(ctx, u), RefreshToken: refresh, RefreshTTL: s.opt.RefreshTTL}, nil
@@ -108,13 +100,16 @@ func sha(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Refresh exchanges a refresh token for a new session (the old refresh token is revoked: rotation).
+// Refresh exchanges a refresh token for a new session of the same family (the old refresh token is revoked:
+// rotation). A refresh token that was already rotated or revoked being presented again means it was copied:
+// the whole family is revoked, access JWTs included, so neither the thief nor the victim keeps a session.
 func (s *Service) Refresh(ctx context.Context, refresh, ip string) (*Session, error) {
 	if refresh == "" {
 		return nil, apperr.New(http.StatusUnauthorized, "invalid_refresh")
 	}
 	sess, err := s.store.RevokeSession(ctx, sha(refresh), s.opt.Now())
 	if errors.Is(err, model.ErrNotFound) {
+		s.reused(ctx, sha(refresh), ip)
 		return nil, apperr.New(http.StatusUnauthorized, "invalid_refresh")
 	} else if err != nil {
 		return nil, err
@@ -126,28 +121,81 @@ func (s *Service) Refresh(ctx context.Context, refresh, ip string) (*Session, er
 	if u.Status != model.StatusEnabled {
 		return nil, apperr.New(http.StatusForbidden, "user_disabled")
 	}
-	return s.open(ctx, u, ip)
+	return s.open(ctx, u, ip, sess.Family)
 }
 
-// Logout revokes a refresh token; unknown tokens are ignored.
-func (s *Service) Logout(ctx context.Context, refresh string) error {
-	if refresh == "" {
-		return nil
+// reused revokes the family of a known refresh token that is no longer live (rotated or logged out).
+func (s *Service) reused(ctx context.Context, hash, ip string) {
+	old, err := s.store.SessionByHash(ctx, hash)
+	if err != nil || old.RevokedAt == nil || !old.ExpiresAt.After(s.opt.Now()) {
+		return // unknown or merely expired: nothing was stolen
 	}
-	_, err := s.store.RevokeSession(ctx, sha(refresh), s.opt.Now())
-	if errors.Is(err, model.ErrNotFound) {
-		return nil
+	live, err := s.endFamily(ctx, old.UserID, old.Family)
+	if err != nil {
+		slog.Error("revoke refresh family", "user", old.UserID, "err", err)
+		return
 	}
-	return err
+	if live == 0 {
+		return // the family had already ended (logout, an earlier reuse): nothing new to report
+	}
+	s.audit.Record(ctx, audit.Actor{ID: old.UserID, IP: ip}, "user.refresh_reuse", strconv.FormatInt(old.UserID, 10),
+		map[string]string{"family": old.Family})
+}
+
+// endFamily revokes a family's refresh tokens in SQL and its access JWTs in the cache (for as long as a JWT
+// can live), and says how many refresh tokens were still live. A family-less session (made before families
+// existed) ends every session of its user.
+func (s *Service) endFamily(ctx context.Context, userID int64, family string) (int64, error) {
+	now := s.opt.Now()
+	if family == "" {
+		return 1, s.store.RevokeUserSessions(ctx, userID, now)
+	}
+	live, err := s.store.RevokeFamily(ctx, userID, family, now)
+	if err != nil {
+		return 0, err
+	}
+	return live, s.cache.Set(ctx, revokedKey(family), []byte("1"), s.opt.AccessTTL+time.Minute)
+}
+
+func revokedKey(family string) string { return "sessrev:" + family }
+
+// Logout ends the session of the refresh token and of the access JWT (either may be empty or invalid; unknown
+// ones are ignored): both the refresh family and its JWTs stop working on every node.
+func (s *Service) Logout(ctx context.Context, refresh, access string) error {
+	if refresh != "" {
+		sess, err := s.store.SessionByHash(ctx, sha(refresh))
+		if err == nil {
+			if _, err := s.endFamily(ctx, sess.UserID, sess.Family); err != nil {
+				return err
+			}
+		} else if !errors.Is(err, model.ErrNotFound) {
+			return err
+		}
+	}
+	if access != "" {
+		if c, err := s.parse(access); err == nil && c.Sid != "" {
+			if id, err := strconv.ParseInt(c.Subject, 10, 64); err == nil {
+				_, err := s.endFamily(ctx, id, c.Sid)
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// parse verifies a JWT's signature, issuer and expiry.
+func (s *Service) parse(token string) (*Claims, error) {
+	var c Claims
+	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.keys.JWTKey(), nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer("tollgate"), jwt.WithTimeFunc(s.opt.Now),
+		jwt.WithExpirationRequired())
+	return &c, err
 }
 
 // Authenticate verifies a console JWT and returns its user (from the cache). A JWT issued before a password
 // change or a disable is refused.
 func (s *Service) Authenticate(ctx context.Context, token string) (*model.User, error) {
-	var c Claims
-	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.keys.JWTKey(), nil },
-		jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer("tollgate"), jwt.WithTimeFunc(s.opt.Now),
-		jwt.WithExpirationRequired())
+	c, err := s.parse(token)
 	if errors.Is(err, jwt.ErrTokenExpired) {
 		return nil, apperr.New(http.StatusUnauthorized, "token_expired")
 	}
@@ -167,6 +215,16 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*model.User, 
 	if u.SessionEpoch != c.Epoch {
 		return nil, apperr.New(http.StatusUnauthorized, "invalid_session")
 	}
+	if c.Sid != "" {
+		// One cache read: logout and refresh-token reuse end live JWTs on every node, not only at expiry.
+		_, revoked, err := s.cache.Get(ctx, revokedKey(c.Sid))
+		if err != nil {
+			return nil, fmt.Errorf("session revocation: %w", err)
+		}
+		if revoked {
+			return nil, apperr.New(http.StatusUnauthorized, "invalid_session")
+		}
+	}
 	if u.Status != model.StatusEnabled {
 		return nil, apperr.New(http.StatusForbidden, "user_disabled")
 	}
@@ -182,7 +240,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID int64, oldPw, newPw
 	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(oldPw)) != nil {
 		return apperr.New(http.StatusBadRequest, "invalid_credentials")
 	}
-	if err := checkPassword(newPw); err != nil {
+	if err := s.policy.check("new_password", u.Username, newPw); err != nil {
 		return err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(newPw), s.opt.BcryptCost)

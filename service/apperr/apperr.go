@@ -14,6 +14,10 @@ type Error struct {
 	Code   string
 	Args   []any
 	Field  string
+	// Message, when set, is the catalog key of the message (a more precise text for the same code).
+	Message string
+	// RetryAfter, when positive, is sent as the Retry-After header (seconds).
+	RetryAfter int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Code, e.Status) }
@@ -26,6 +30,14 @@ func New(status int, code string, args ...any) *Error {
 // Field builds a 400 validation error naming the field.
 func Field(field, reason string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: "validation_failed", Args: []any{field, reason}, Field: field}
+}
+
+// MessageKey is the catalog key of the error's message.
+func (e *Error) MessageKey() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return e.Code
 }
 
 // As extracts an *Error from err.

@@ -15,6 +15,7 @@ import (
 
 	"tollgate/model"
 	"tollgate/service/apperr"
+	"tollgate/service/audit"
 	"tollgate/service/bus"
 	"tollgate/service/cache"
 	"tollgate/service/secret"
@@ -37,6 +38,11 @@ type GroupPolicy interface {
 	MayUse(own, name string) bool
 }
 
+// Owners finds a key's owner from the per-node user cache (implemented by service/account).
+type Owners interface {
+	Cached(ctx context.Context, id int64) (*model.User, error)
+}
+
 // Service is the key book.
 type Service struct {
 	store  *model.Store
@@ -44,6 +50,8 @@ type Service struct {
 	keys   *secret.Keyring
 	groups GroupPolicy
 	quotas Quotas
+	owners Owners
+	audit  *audit.Log
 	byHash *cache.Local[string, *Cached]
 }
 
@@ -54,8 +62,8 @@ type Cached struct {
 }
 
 // New builds the key service.
-func New(store *model.Store, b bus.Bus, keys *secret.Keyring, groups GroupPolicy, quotas Quotas) *Service {
-	s := &Service{store: store, bus: b, keys: keys, groups: groups, quotas: quotas}
+func New(store *model.Store, b bus.Bus, keys *secret.Keyring, groups GroupPolicy, quotas Quotas, owners Owners, a *audit.Log) *Service {
+	s := &Service{store: store, bus: b, keys: keys, groups: groups, quotas: quotas, owners: owners, audit: a}
 	s.byHash = cache.NewLocal(60*time.Second, 200_000, func(ctx context.Context, hash string) (*Cached, error) {
 		t, err := store.TokenByHash(ctx, hash)
 		if err != nil {
@@ -211,6 +219,9 @@ func (s *Service) apply(t *model.Token, owner *model.User, in Input, now time.Ti
 		if *in.Status != model.StatusEnabled && *in.Status != model.StatusDisabled {
 			return apperr.Field("status", `must be "enabled" or "disabled"`)
 		}
+		if *in.Status == model.StatusEnabled && t.AdminDisabled {
+			return apperr.New(http.StatusForbidden, "key_admin_disabled")
+		}
 		t.Status = *in.Status
 	}
 	return nil
@@ -247,10 +258,23 @@ func (s *Service) Create(ctx context.Context, owner *model.User, in Input) (*Vie
 type View struct {
 	model.Token
 	Key string `json:"key"`
+	// GroupRevoked: the key names a group its owner may no longer use; the relay refuses it (group_revoked).
+	GroupRevoked bool `json:"group_revoked"`
+}
+
+// GroupRevoked reports whether a key's own group is one its owner (in group own) may no longer use: the
+// admin moved the owner out of it or made it unselectable. A key without a group follows its owner's.
+func (s *Service) GroupRevoked(t *model.Token, own string) bool {
+	return t.Group != "" && !s.groups.MayUse(own, t.Group)
 }
 
 func (s *Service) view(ctx context.Context, t *model.Token) *View {
 	v := &View{Token: *t, Key: t.KeyHint[:7] + "****" + t.KeyHint[7:]}
+	if t.Group != "" && s.owners != nil {
+		if u, err := s.owners.Cached(ctx, t.UserID); err == nil {
+			v.GroupRevoked = s.GroupRevoked(t, u.Group)
+		}
+	}
 	if !t.Unlimited && s.quotas != nil {
 		if r, err := s.quotas.TokenRemain(ctx, t.ID); err == nil {
 			v.RemainQuota = r
@@ -309,23 +333,6 @@ func (s *Service) Update(ctx context.Context, owner *model.User, id int64, in In
 		if err := s.quotas.SetToken(ctx, t.ID, t.RemainQuota); err != nil {
 			return nil, fmt.Errorf("set live key quota: %w", err)
 		}
-	}
-	s.changed(ctx, t.KeyHash)
-	return s.view(ctx, t), nil
-}
-
-// SetStatus lets an admin enable or disable any key.
-func (s *Service) SetStatus(ctx context.Context, id int64, status string) (*View, error) {
-	t, err := s.own(ctx, id, 0)
-	if err != nil {
-		return nil, err
-	}
-	if status != model.StatusEnabled && status != model.StatusDisabled {
-		return nil, apperr.Field("status", `must be "enabled" or "disabled"`)
-	}
-	t.Status = status
-	if err := s.store.SaveToken(ctx, t); err != nil {
-		return nil, err
 	}
 	s.changed(ctx, t.KeyHash)
 	return s.view(ctx, t), nil

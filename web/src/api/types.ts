@@ -55,6 +55,10 @@ export interface Token {
   name: string;
   key: string;
   status: EnabledStatus;
+  /** An admin disabled the key: only an admin can enable it again. */
+  admin_disabled: boolean;
+  /** The key's group is one its owner may no longer use: the relay refuses the key (group_revoked). */
+  group_revoked: boolean;
   remain_quota: number;
   unlimited: boolean;
   used_quota: number;

@@ -146,6 +146,10 @@ const en = {
     zeroUnlimited: '0 or empty means no limit',
     lastUsed: 'Last used',
     deleteConfirm: 'Delete this key? Apps using it stop working.',
+    adminDisabled: 'Disabled by an administrator',
+    adminDisabledHint: 'Only an administrator can enable this key again.',
+    groupRevoked: 'Group no longer available',
+    groupRevokedHint: 'The owner may no longer use the group {{group}}: calls with this key are refused until another group is chosen.',
   },
   logs: {
     httpStatus: 'HTTP status',

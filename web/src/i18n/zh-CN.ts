@@ -145,6 +145,10 @@ const zhCN = {
     zeroUnlimited: '0 或留空表示不限制',
     lastUsed: '最近使用',
     deleteConfirm: '确定删除此密钥？使用它的应用将无法继续调用。',
+    adminDisabled: '已被管理员禁用',
+    adminDisabledHint: '只有管理员可以重新启用该密钥。',
+    groupRevoked: '分组已不可用',
+    groupRevokedHint: '所有者已不能使用分组 {{group}}：在改选其他分组之前，使用该密钥的请求会被拒绝。',
   },
   logs: {
     httpStatus: 'HTTP 状态码',

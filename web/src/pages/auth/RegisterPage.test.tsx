@@ -51,6 +51,22 @@ describe('RegisterPage', () => {
     expect(JSON.parse(registerCalls()[0][1].body)).toEqual({ username: 'alice', password: 'correct-horse' });
   });
 
+  it('shows a refused weak password under the password field', async () => {
+    const weak = { code: 'weak_password', message: 'This password is one of the most commonly used passwords; choose another.', field: 'password' };
+    fetchMock.mockImplementation(async (url: string) =>
+      url === '/api/status'
+        ? new Response(JSON.stringify(status(true)), { status: 200 })
+        : new Response(JSON.stringify({ error: weak }), { status: 400 }),
+    );
+    renderWithProviders(<RegisterPage />);
+    const submit = await screen.findByRole('button', { name: /sign up/i });
+    fireEvent.change(screen.getByLabelText('Username'), { target: { value: 'alice' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'password1' } });
+    fireEvent.change(screen.getByLabelText('Confirm password'), { target: { value: 'password1' } });
+    fireEvent.click(submit);
+    expect(await screen.findByText(weak.message)).toBeInTheDocument();
+  });
+
   it('says so when registration is closed', async () => {
     fetchMock.mockImplementation(async () => new Response(JSON.stringify(status(false)), { status: 200 }));
     renderWithProviders(<RegisterPage />);

@@ -1,6 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../../test/render';
+import type { Token } from '../../api/types';
+import { KeyGroup } from '../../components/KeyMarks';
 import KeysPage from './KeysPage';
 
 const created = {
@@ -9,6 +11,8 @@ const created = {
   name: 'ci',
   key: 'sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKL',
   status: 'enabled',
+  admin_disabled: false,
+  group_revoked: false,
   remain_quota: 0,
   unlimited: true,
   used_quota: 0,
@@ -61,5 +65,25 @@ describe('KeysPage', () => {
     const table = screen.getByRole('table');
     await waitFor(() => expect(within(table).getByText('sk-abcd****IJKL')).toBeInTheDocument());
     expect(within(table).queryByText(created.key)).not.toBeInTheDocument();
+  });
+
+  it('marks a key an admin disabled and locks its switch for the owner', async () => {
+    const locked = { ...created, id: 1, name: 'locked', key: 'sk-lock****AAAA', status: 'disabled', admin_disabled: true };
+    const revoked = { ...created, id: 2, name: 'vip', key: 'sk-vipk****BBBB', group: 'vip', group_revoked: true };
+    fetchMock.mockImplementation(async () => json({ items: [locked, revoked], total: 2 }));
+    renderWithProviders(<KeysPage />);
+    const table = await screen.findByRole('table');
+    await waitFor(() => expect(within(table).getByText('sk-lock****AAAA')).toBeInTheDocument());
+    expect(within(table).getByTestId('key-admin-disabled')).toHaveTextContent('Disabled by an administrator');
+    const switches = within(table).getAllByRole('switch');
+    expect(switches[0]).toBeDisabled();
+    expect(switches[1]).not.toBeDisabled();
+  });
+
+  it('marks a key whose group its owner may no longer use', () => {
+    // The group column is responsive (hidden at jsdom's width), so the cell is rendered on its own.
+    renderWithProviders(<KeyGroup token={{ ...created, group: 'vip', group_revoked: true } as Token} />);
+    expect(screen.getByTestId('key-group-revoked')).toHaveTextContent('Group no longer available');
+    expect(screen.getByText('vip')).toBeInTheDocument();
   });
 });

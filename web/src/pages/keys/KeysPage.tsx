@@ -1,9 +1,10 @@
 import { DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined } from '@ant-design/icons';
-import { App, Button, Input, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography, type TableProps } from 'antd';
+import { App, Button, Input, Popconfirm, Space, Table, Tag, Tooltip, Typography, type TableProps } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useDeleteToken, useRevealToken, useTokens, useUpdateToken } from '../../api/tokens';
 import type { Token } from '../../api/types';
+import { KeyGroup, KeyStatus } from '../../components/KeyMarks';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryError } from '../../components/QueryError';
 import { formatTime } from '../../lib/format';
@@ -52,14 +53,7 @@ export default function KeysPage() {
     {
       title: t('common.status'),
       key: 'status',
-      render: (_, token) => (
-        <Switch
-          size="small"
-          checked={token.status === 'enabled'}
-          aria-label={t('keys.toggleStatus')}
-          onChange={(checked) => onToggle(token, checked)}
-        />
-      ),
+      render: (_, token) => <KeyStatus token={token} lockedForOwner onChange={(checked) => onToggle(token, checked)} />,
     },
     {
       title: t('keys.remainQuota'),
@@ -67,7 +61,7 @@ export default function KeysPage() {
       render: (_, token) => (token.unlimited ? <Tag>{t('keys.unlimitedTag')}</Tag> : fmt.money(token.remain_quota)),
     },
     { title: t('keys.usedQuota'), dataIndex: 'used_quota', key: 'used', render: (v: number) => fmt.money(v) },
-    { title: t('keys.group'), dataIndex: 'group', key: 'group', responsive: ['md'], render: (g: string) => g || t('keys.ownGroup') },
+    { title: t('keys.group'), key: 'group', responsive: ['md'], render: (_, token) => <KeyGroup token={token} /> },
     {
       title: t('keys.expiresAt'),
       dataIndex: 'expires_at',

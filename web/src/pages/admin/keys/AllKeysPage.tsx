@@ -1,8 +1,9 @@
-import { App, Input, InputNumber, Space, Switch, Table, Tag, Typography, type TableProps } from 'antd';
+import { App, Input, InputNumber, Space, Table, Tag, Typography, type TableProps } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAdminTokens, useSetAdminTokenStatus, type AdminTokenQuery } from '../../../api/tokens';
 import type { Token } from '../../../api/types';
+import { KeyGroup, KeyStatus } from '../../../components/KeyMarks';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
 import { formatTime } from '../../../lib/format';
@@ -32,10 +33,9 @@ export default function AllKeysPage() {
       title: t('common.status'),
       key: 'status',
       render: (_, token) => (
-        <Switch
-          size="small"
-          checked={token.status === 'enabled'}
-          aria-label={t('keys.toggleStatus')}
+        <KeyStatus
+          token={token}
+          lockedForOwner={false}
           onChange={(on) =>
             setStatus.mutate(
               { id: token.id, status: on ? 'enabled' : 'disabled' },
@@ -51,6 +51,7 @@ export default function AllKeysPage() {
       render: (_, token) => (token.unlimited ? <Tag>{t('keys.unlimitedTag')}</Tag> : fmt.money(token.remain_quota)),
     },
     { title: t('keys.usedQuota'), dataIndex: 'used_quota', key: 'used', render: (v: number) => fmt.money(v) },
+    { title: t('keys.group'), key: 'group', responsive: ['md'], render: (_, token) => <KeyGroup token={token} /> },
     {
       title: t('keys.lastUsed'),
       dataIndex: 'last_used_at',
