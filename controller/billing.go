@@ -17,9 +17,10 @@ import (
 
 // Billing serves prices and usage logs.
 type Billing struct {
-	Pricing *pricing.Service
-	Groups  *group.Service
-	Reader  *usagelog.Reader
+	Pricing  *pricing.Service
+	Groups   *group.Service
+	Reader   *usagelog.Reader
+	Settings *setting.Service // show_channel_to_users
 }
 
 // AdminPricing handles GET /api/admin/pricing.
@@ -95,6 +96,14 @@ func logFilter(c *gin.Context, admin bool) (model.LogFilter, bool) {
 	}
 	f.Model = c.Query("model")
 	f.Status = c.Query("status")
+	f.RequestID = c.Query("request_id")
+	f.ClientRequestID = c.Query("client_request_id")
+	for name, v := range map[string]string{"request_id": f.RequestID, "client_request_id": f.ClientRequestID} {
+		if len(v) > 64 {
+			middleware.Fail(c, apperr.Field(name, "at most 64 characters"))
+			return f, false
+		}
+	}
 	if f.Status != "" && f.Status != "success" && f.Status != "error" {
 		middleware.Fail(c, apperr.Field("status", `"success" or "error"`))
 		return f, false
@@ -133,7 +142,17 @@ func (h *Billing) list(c *gin.Context, admin bool) {
 		middleware.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": items, "next_cursor": next})
+	if admin {
+		c.JSON(http.StatusOK, gin.H{"items": items, "next_cursor": next})
+		return
+	}
+	show := h.Settings.Get().ShowChannelToUsers
+	lang := middleware.Lang(c)
+	out := make([]userLog, len(items))
+	for i := range items {
+		out[i] = toUserLog(&items[i], lang, show)
+	}
+	c.JSON(http.StatusOK, gin.H{"items": out, "next_cursor": next})
 }
 
 func (h *Billing) stats(c *gin.Context, admin bool) {

@@ -67,6 +67,16 @@ var catalog = map[Lang]map[string]string{
 		"key_admin_disabled":     "An administrator disabled this API key; only an administrator can enable it again.",
 		"key_owner_protected":    "You may not change the API keys of a user whose role is equal to or higher than yours.",
 		"group_revoked":          "This API key uses the group %q, which its owner may no longer use; choose another group for the key.",
+		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
+		"upstream_rate_limited":      "The upstream was rate limited and the request did not complete.",
+		"upstream_auth":              "The upstream refused the gateway's credentials.",
+		"upstream_quota":             "The upstream account ran out of quota.",
+		"upstream_server":            "The upstream had an internal error.",
+		"upstream_reset":             "The upstream connection was cut before the answer was complete.",
+		"upstream_client":            "The upstream refused the request as invalid.",
+		"upstream_model_unsupported": "The upstream does not serve this model.",
+		"client_canceled":            "The client cancelled the request before it finished.",
+		"request_failed":             "The request failed.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -133,5 +143,15 @@ var catalog = map[Lang]map[string]string{
 		"key_admin_disabled":     "该 API 密钥已被管理员禁用，只有管理员可以重新启用。",
 		"key_owner_protected":    "你不能修改角色等于或高于你的用户的 API 密钥。",
 		"group_revoked":          "该 API 密钥使用的分组 %q 已不再对其所有者开放，请为该密钥选择其他分组。",
+		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
+		"upstream_rate_limited":      "上游限流，请求未完成。",
+		"upstream_auth":              "上游拒绝了网关的凭据。",
+		"upstream_quota":             "上游账户额度已用完。",
+		"upstream_server":            "上游内部出错。",
+		"upstream_reset":             "回答完成之前上游连接被断开。",
+		"upstream_client":            "上游认为请求无效而拒绝。",
+		"upstream_model_unsupported": "上游不提供该模型。",
+		"client_canceled":            "客户端在请求完成前取消了请求。",
+		"request_failed":             "请求失败。",
 	},
 }

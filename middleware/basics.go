@@ -16,32 +16,72 @@ import (
 )
 
 const (
-	keyRequestID = "tg.request_id"
-	keyLang      = "tg.lang"
+	keyRequestID       = "tg.request_id"
+	keyClientRequestID = "tg.client_request_id"
+	keyLang            = "tg.lang"
 )
 
-// NewRequestID returns a random 16-byte hex id.
+// NewRequestID returns a gateway-owned id: a 48-bit Unix-millisecond timestamp then 80 random bits, as 32
+// lowercase hex digits, so ids are unique without coordination between nodes and sort as text in time order.
+// The caller never chooses it: it keys the ledger hold and the usage log row.
 func NewRequestID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:])
+	ms := uint64(time.Now().UnixMilli())
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	_, _ = rand.Read(b[6:])
 	return hex.EncodeToString(b[:])
 }
 
 // RequestIDHeader is returned on every response.
 const RequestIDHeader = "X-Tollgate-Request-Id"
 
-// RequestIDs gives every request an id (kept from X-Request-Id when it looks sane) and returns it.
+// ClientRequestIDHeader is the caller's own request id: kept (sanitised) for its logs and echoed back.
+const ClientRequestIDHeader = "X-Request-Id"
+
+// maxClientRequestID bounds the caller's id as stored in usage_logs.client_request_id.
+const maxClientRequestID = 64
+
+// RequestIDs gives every request a gateway-owned id (X-Tollgate-Request-Id). The caller's X-Request-Id is
+// only a label: sanitised, kept for the usage log and echoed back, never used as the id, because a reused
+// one would collide in the ledger and the logs.
 func RequestIDs() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		id := c.GetHeader("X-Request-Id")
-		if len(id) < 8 || len(id) > 64 || strings.ContainsAny(id, " \t\r\n\"") {
-			id = NewRequestID()
-		}
+		id := NewRequestID()
 		c.Set(keyRequestID, id)
 		c.Header(RequestIDHeader, id)
+		if cid := SanitizeClientRequestID(c.GetHeader(ClientRequestIDHeader)); cid != "" {
+			c.Set(keyClientRequestID, cid)
+			c.Header(ClientRequestIDHeader, cid)
+		}
 		c.Next()
 	}
 }
+
+// SanitizeClientRequestID keeps the printable ASCII of a caller's request id (no spaces or quotes, which
+// would break log lines and headers), at most 64 bytes.
+func SanitizeClientRequestID(v string) string {
+	keep := func(ch byte) bool { return ch > ' ' && ch < 0x7f && ch != '"' && ch != '\\' }
+	clean := len(v) <= maxClientRequestID
+	for i := 0; i < len(v) && clean; i++ {
+		clean = keep(v[i])
+	}
+	if clean {
+		return v // the usual case: no copy
+	}
+	var b strings.Builder
+	for i := 0; i < len(v) && b.Len() < maxClientRequestID; i++ {
+		if keep(v[i]) {
+			b.WriteByte(v[i])
+		}
+	}
+	return b.String()
+}
+
+// ClientRequestID returns the caller's sanitised X-Request-Id, or "".
+func ClientRequestID(c *gin.Context) string { return c.GetString(keyClientRequestID) }
 
 // RequestID returns the request's id.
 func RequestID(c *gin.Context) string { return c.GetString(keyRequestID) }

@@ -29,7 +29,9 @@ type PriceBreakdown struct {
 // UsageLog is one relayed request, written once by the batched log writer.
 type UsageLog struct {
 	ID        int64  `gorm:"primaryKey" json:"id"`
-	RequestID string `gorm:"type:varchar(64);not null;uniqueIndex" json:"request_id"`
+	RequestID string `gorm:"type:varchar(64);not null;uniqueIndex" json:"request_id"` // the gateway's own id
+	// ClientRequestID is the caller's X-Request-Id (sanitised): a label to search by, not unique.
+	ClientRequestID string `gorm:"type:varchar(64);not null;default:'';index:idx_logs_client_request" json:"client_request_id"`
 	// One index per lookup path, each ending in the time so range filters and newest-first reads use it.
 	CreatedAt        time.Time            `gorm:"not null;index;index:idx_logs_user_time,priority:2;index:idx_logs_token_time,priority:2;index:idx_logs_channel_time,priority:2;index:idx_logs_model_time,priority:2" json:"created_at"`
 	UserID           int64                `gorm:"not null;index:idx_logs_user_time,priority:1" json:"user_id"`
@@ -61,12 +63,17 @@ type UsageLog struct {
 	Username    string `gorm:"type:varchar(32);not null;default:''" json:"username"`
 	TokenName   string `gorm:"type:varchar(64);not null;default:''" json:"token_name"`
 	ChannelName string `gorm:"type:varchar(128);not null;default:''" json:"channel_name"`
+	// ErrorCode is the gateway's i18n code for what the client got; ErrorShown says Error is text the client
+	// itself received (an upstream client error passed through), so its owner may read it.
+	ErrorCode  string `gorm:"type:varchar(64);not null;default:''" json:"error_code"`
+	ErrorShown bool   `gorm:"not null;default:false" json:"error_shown"`
 }
 
 // LogFilter narrows ListLogs and LogStats; zero fields are ignored.
 type LogFilter struct {
 	UserID, TokenID, ChannelID int64
 	Model, Status              string
+	RequestID, ClientRequestID string
 	From, To                   time.Time
 }
 
@@ -85,6 +92,12 @@ func (f LogFilter) apply(q *gorm.DB) *gorm.DB {
 	}
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
+	}
+	if f.RequestID != "" {
+		q = q.Where("request_id = ?", f.RequestID)
+	}
+	if f.ClientRequestID != "" {
+		q = q.Where("client_request_id = ?", f.ClientRequestID)
 	}
 	if !f.From.IsZero() {
 		q = q.Where("created_at >= ?", f.From)
@@ -142,7 +155,8 @@ func (s *Store) LogStatsByDay(ctx context.Context, f LogFilter) ([]LogRow, error
 var logColumns = []string{"request_id", "created_at", "user_id", "token_id", "channel_id", "model", "upstream_model",
 	"endpoint", "stream", "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens",
 	"usage_estimated", "cost", "price", "group_ratio", "status", "http_status", "error_class", "error", "elapsed_ms",
-	"first_byte_ms", "client_ip", "attempts", "sticky", "is_test", "username", "token_name", "channel_name"}
+	"first_byte_ms", "client_ip", "attempts", "sticky", "is_test", "username", "token_name", "channel_name",
+	"client_request_id", "error_code", "error_shown"}
 
 func logValues(l *UsageLog, out []any) []any {
 	price, _ := l.Price.Value()
@@ -150,7 +164,8 @@ func logValues(l *UsageLog, out []any) []any {
 	return append(out, l.RequestID, l.CreatedAt, l.UserID, l.TokenID, l.ChannelID, l.Model, l.UpstreamModel,
 		l.Endpoint, l.Stream, l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens,
 		l.UsageEstimated, l.Cost, price, l.GroupRatio, l.Status, l.HTTPStatus, l.ErrorClass, l.Error, l.ElapsedMs,
-		l.FirstByteMs, l.ClientIP, attempts, l.Sticky, l.IsTest, l.Username, l.TokenName, l.ChannelName)
+		l.FirstByteMs, l.ClientIP, attempts, l.Sticky, l.IsTest, l.Username, l.TokenName, l.ChannelName,
+		l.ClientRequestID, l.ErrorCode, l.ErrorShown)
 }
 
 // InsertLogs writes a batch of logs inside tx, skipping request ids already written (settlement is

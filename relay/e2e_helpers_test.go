@@ -311,17 +311,18 @@ func (w *world) waitLogs(n int, where ...any) []model.UsageLog {
 	}
 }
 
-// logOf waits for the one log row of a request id.
+// logOf waits for the one log row of a request id: the gateway's own (X-Tollgate-Request-Id) or the unique
+// X-Request-Id a test sent.
 func (w *world) logOf(reqID string) model.UsageLog {
 	w.t.Helper()
-	return w.waitLogs(1, "request_id = ?", reqID)[0]
+	return w.waitLogs(1, "request_id = ? OR client_request_id = ?", reqID, reqID)[0]
 }
 
 // ---- raw relay calls ----
 
 var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, DisableCompression: true}}
 
-// reqSeq makes unique request ids (sent as X-Request-Id, which the node keeps).
+// reqSeq makes unique client request ids (sent as X-Request-Id, which the node keeps as client_request_id).
 var reqSeq atomic.Int64
 
 func newReqID(tag string) string {
@@ -403,6 +404,9 @@ func (w *world) tryCall(ctx context.Context, method, path, key string, body any,
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
 		return nil, err
+	}
+	if gw := res.Header.Get("X-Tollgate-Request-Id"); gw != "" {
+		id = gw // the node's own id keys the log row; the one sent is only its client_request_id
 	}
 	return &answer{status: res.StatusCode, body: b, header: res.Header, reqID: id, elapsed: time.Since(start)}, nil
 }

@@ -78,13 +78,19 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 		status = "error"
 	}
 	l := model.UsageLog{
-		RequestID: rq.id, CreatedAt: rq.start.UTC(), UserID: rq.who.user.ID, TokenID: rq.who.tok.ID,
+		RequestID: rq.id, ClientRequestID: rq.clientID, CreatedAt: rq.start.UTC(), UserID: rq.who.user.ID, TokenID: rq.who.tok.ID,
 		Model: rq.model, Endpoint: rq.ep.String(), Stream: rq.stream,
 		PromptTokens: usage.PromptTotal(), CompletionTokens: usage.Output, CacheReadTokens: usage.CacheRead,
 		CacheWriteTokens: usage.CacheWrite, UsageEstimated: estimated, Cost: charged, GroupRatio: rq.ratio.String(),
 		Status: status, HTTPStatus: out.status, ErrorClass: string(out.class), Error: truncate(out.errMsg, 500),
 		ElapsedMs: time.Since(rq.start).Milliseconds(), ClientIP: fin.ip,
 		Username: rq.who.user.Username, TokenName: rq.who.tok.Name,
+	}
+	if status == "error" {
+		// Without a code of the relay's own, only an upstream client error was answered with the upstream's
+		// text (failed passes it through); everything else the client got was written by the gateway.
+		l.ErrorCode = logErrorCode(out)
+		l.ErrorShown = out.errShown || (out.errCode == "" && out.class == ClassClient)
 	}
 	l.Price.V = pricing.Breakdown(rq.price)
 	l.Attempts.V = out.attempts
@@ -97,6 +103,26 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 	l.Sticky = out.sticky
 	r.Logs.Write(usagelog.Entry{Log: l, TokenLimited: !rq.who.tok.Unlimited})
 	r.observe(&l, out)
+}
+
+// logErrorCode is the gateway's code for how an error row ended, which the user's log view turns into a
+// gateway-written message (never upstream text): the code the relay chose for the client's answer, else one
+// derived from the failure class.
+func logErrorCode(out *outcome) string {
+	if out.errCode != "" {
+		return out.errCode
+	}
+	switch out.class {
+	case ClassNone:
+		return "request_failed" // a refusal of the gateway's own after admission (no channel, reservation)
+	case ClassCanceled:
+		return "client_canceled"
+	case ClassClient:
+		return "upstream_client"
+	case ClassUpstreamQuota:
+		return "upstream_quota"
+	}
+	return "upstream_" + string(out.class)
 }
 
 // observe updates the Prometheus collectors for one finished request.

@@ -87,3 +87,6 @@ func (r *Relay) handler(ep adaptor.Endpoint) gin.HandlerFunc {
 
 // requestID returns the id the request-id middleware gave this request.
 func requestID(c *gin.Context) string { return middleware.RequestID(c) }
+
+// clientRequestID returns the caller's sanitised X-Request-Id ("" when none): a label, not the id.
+func clientRequestID(c *gin.Context) string { return middleware.ClientRequestID(c) }

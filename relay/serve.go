@@ -19,7 +19,8 @@ import (
 
 // request is one admitted relay call.
 type request struct {
-	id          string
+	id          string // the gateway's own id: the ledger hold and the log row (never the caller's)
+	clientID    string // the caller's sanitised X-Request-Id, a searchable label in its log row
 	ep          adaptor.Endpoint
 	proto       adaptor.Protocol
 	start       time.Time
@@ -65,7 +66,7 @@ func readBody(c *gin.Context) ([]byte, *relayError) {
 
 // serve runs one relay request from admission to the queued usage log.
 func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
-	rq := &request{id: requestID(c), ep: ep, proto: adaptor.ProtocolOf(ep), start: time.Now()}
+	rq := &request{id: requestID(c), clientID: clientRequestID(c), ep: ep, proto: adaptor.ProtocolOf(ep), start: time.Now()}
 	who, rerr := r.authenticate(c)
 	if rerr != nil {
 		fail(c, rq.proto, rerr)

@@ -13,16 +13,18 @@ type Reader struct{ store *model.Store }
 // NewReader builds a reader.
 func NewReader(store *model.Store) *Reader { return &Reader{store: store} }
 
-// List returns up to limit logs older than cursor (0 = newest) and the next cursor (0 = no more).
-func (r *Reader) List(ctx context.Context, f model.LogFilter, cursor int64, limit int) ([]model.UsageLog, int64, error) {
+// List returns up to limit logs older than cursor (0 = newest) and the cursor of the next page: nil on the
+// last page, so a client paging to the end stops (a 0 would read as "from the newest" and loop).
+func (r *Reader) List(ctx context.Context, f model.LogFilter, cursor int64, limit int) ([]model.UsageLog, *int64, error) {
 	logs, err := r.store.ListLogs(ctx, f, cursor, limit+1)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	var next int64
+	var next *int64
 	if len(logs) > limit {
 		logs = logs[:limit]
-		next = logs[len(logs)-1].ID
+		id := logs[len(logs)-1].ID
+		next = &id
 	}
 	if logs == nil {
 		logs = []model.UsageLog{}

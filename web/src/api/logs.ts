@@ -9,9 +9,10 @@ export function useLogs(filter: LogFilter, admin = false) {
   const path = admin ? '/api/admin/logs' : '/api/logs';
   return useInfiniteQuery({
     queryKey: ['logs', admin, filter],
-    initialPageParam: '' as string | number,
+    initialPageParam: undefined as number | undefined,
     queryFn: ({ pageParam }) =>
       api.get<LogPage>(path, { ...filter, cursor: pageParam, limit: PAGE_LIMIT }),
+    // null marks the last page; a 0 would mean "from the newest" again, so it must never be followed.
     getNextPageParam: (last) => (last.next_cursor && (last.items ?? []).length > 0 ? last.next_cursor : undefined),
   });
 }

@@ -202,18 +202,24 @@ export interface LogPrice {
   per_call: string;
 }
 
+/**
+ * One usage log. The user's own view (GET /api/logs) carries a gateway-written `error` and no internal
+ * fields; the optional ones below come only from the admin view (or `channel_name` when the site shows
+ * channel names to users).
+ */
 export interface UsageLog {
   id: number;
+  /** The gateway's own id (X-Tollgate-Request-Id). */
   request_id: string;
+  /** The caller's X-Request-Id, if it sent one. */
+  client_request_id: string;
   created_at: string;
   user_id: number;
   username: string;
   token_id: number;
   token_name: string;
-  channel_id: number;
-  channel_name: string;
   model: string;
-  upstream_model: string;
+  endpoint?: string;
   stream: boolean;
   prompt_tokens: number;
   completion_tokens: number;
@@ -225,11 +231,16 @@ export interface UsageLog {
   status: 'success' | 'error';
   http_status: number;
   error_class: string;
+  error_code?: string;
   error: string;
   elapsed_ms: number;
   first_byte_ms: number;
   client_ip: string;
-  attempts: LogAttempt[];
+  channel_name?: string;
+  channel_id?: number;
+  upstream_model?: string;
+  attempts?: LogAttempt[] | null;
+  error_shown?: boolean;
 }
 
 export interface LogFilter {
@@ -238,14 +249,16 @@ export interface LogFilter {
   model?: string;
   token_id?: number;
   status?: 'success' | 'error';
+  request_id?: string;
+  client_request_id?: string;
   user_id?: number;
   channel_id?: number;
 }
 
 export interface LogPage {
   items: UsageLog[];
-  /** Opaque; empty, 0 or null when there is no further page. */
-  next_cursor: string | number | null;
+  /** The cursor of the next page; null on the last page. */
+  next_cursor: number | null;
 }
 
 export interface StatsRow {

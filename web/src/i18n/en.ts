@@ -202,6 +202,10 @@ const en = {
     attemptNo: '#',
     keyIndex: 'Key #',
     result: 'Result',
+    clientRequestId: 'Your request ID',
+    errorCode: 'Error code',
+    searchRequestId: 'Request ID',
+    searchClientRequestId: 'Your X-Request-Id',
   },
   pricing: {
     title: 'Pricing',

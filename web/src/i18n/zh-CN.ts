@@ -201,6 +201,10 @@ const zhCN = {
     attemptNo: '#',
     keyIndex: '密钥序号',
     result: '结果',
+    clientRequestId: '你的请求 ID',
+    errorCode: '错误代码',
+    searchRequestId: '请求 ID',
+    searchClientRequestId: '你的 X-Request-Id',
   },
   pricing: {
     title: '模型价格',

@@ -6,7 +6,10 @@ import { useFormat } from '../../lib/useFormat';
 import { priceBreakdown, type BreakdownLine } from './priceBreakdown';
 import { WIDE_DRAWER } from '../../components/drawerSize';
 
-/** Everything about one relayed request: tokens, price breakdown and each upstream attempt. */
+/**
+ * Everything about one relayed request: both ids, tokens and price breakdown; channel, upstream model and
+ * each upstream attempt only when the log carries them (the admin view).
+ */
 export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClose: () => void }) {
   const { t } = useTranslation();
   const fmt = useFormat();
@@ -22,18 +25,36 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
                 {log.request_id}
               </Typography.Text>
             </Descriptions.Item>
+            <Descriptions.Item label={t('logs.clientRequestId')}>
+              {log.client_request_id ? (
+                <Typography.Text className="tg-mono" copyable data-testid="log-client-request-id">
+                  {log.client_request_id}
+                </Typography.Text>
+              ) : (
+                t('common.none')
+              )}
+            </Descriptions.Item>
             <Descriptions.Item label={t('logs.time')}>{formatTime(log.created_at)}</Descriptions.Item>
             <Descriptions.Item label={t('logs.user')}>{log.username || log.user_id}</Descriptions.Item>
             <Descriptions.Item label={t('logs.key')}>{log.token_name || log.token_id}</Descriptions.Item>
             <Descriptions.Item label={t('logs.model')}>{log.model}</Descriptions.Item>
-            <Descriptions.Item label={t('logs.upstreamModel')}>{log.upstream_model || log.model}</Descriptions.Item>
-            <Descriptions.Item label={t('logs.channel')}>{log.channel_name || log.channel_id || t('common.none')}</Descriptions.Item>
+            {log.upstream_model !== undefined ? (
+              <Descriptions.Item label={t('logs.upstreamModel')}>{log.upstream_model || log.model}</Descriptions.Item>
+            ) : null}
+            {log.channel_id !== undefined || log.channel_name ? (
+              <Descriptions.Item label={t('logs.channel')}>{log.channel_name || log.channel_id || t('common.none')}</Descriptions.Item>
+            ) : null}
             <Descriptions.Item label={t('logs.stream')}>{log.stream ? t('common.yes') : t('common.no')}</Descriptions.Item>
             <Descriptions.Item label={t('common.status')}>
               <Tag color={log.status === 'success' ? 'success' : 'error'}>{t(`logs.status_${log.status}`)}</Tag>
               {log.http_status ? <Tag>{log.http_status}</Tag> : null}
               {log.error_class ? <Tag color="warning">{log.error_class}</Tag> : null}
             </Descriptions.Item>
+            {log.error_code ? (
+              <Descriptions.Item label={t('logs.errorCode')}>
+                <Typography.Text className="tg-mono">{log.error_code}</Typography.Text>
+              </Descriptions.Item>
+            ) : null}
             {log.error ? <Descriptions.Item label={t('logs.error')}>{log.error}</Descriptions.Item> : null}
             <Descriptions.Item label={t('logs.latency')}>{fmt.duration(log.elapsed_ms)}</Descriptions.Item>
             <Descriptions.Item label={t('logs.firstByte')}>{fmt.duration(log.first_byte_ms)}</Descriptions.Item>
@@ -81,28 +102,32 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
             )}
           />
 
-          <Typography.Title level={5} style={{ marginTop: 24 }}>
-            {t('logs.attempts')}
-          </Typography.Title>
-          <Table<LogAttempt & { n: number }>
-            size="small"
-            rowKey="n"
-            pagination={false}
-            locale={{ emptyText: t('logs.noAttempts') }}
-            dataSource={(log.attempts ?? []).map((a, n) => ({ ...a, n: n + 1 }))}
-            columns={[
-              { title: t('logs.attemptNo'), dataIndex: 'n' },
-              { title: t('logs.channel'), dataIndex: 'channel_id' },
-              { title: t('logs.keyIndex'), dataIndex: 'key_index' },
-              {
-                title: t('logs.result'),
-                dataIndex: 'class',
-                render: (c: string) => <Tag color={!c || c === 'success' ? 'success' : 'warning'}>{c || t('logs.status_success')}</Tag>,
-              },
-              { title: t('logs.httpStatus'), dataIndex: 'status', render: (v?: number) => v || t('common.none') },
-              { title: t('logs.latency'), dataIndex: 'latency_ms', render: (v: number) => fmt.duration(v) },
-            ]}
-          />
+          {log.attempts !== undefined ? (
+            <>
+              <Typography.Title level={5} style={{ marginTop: 24 }}>
+                {t('logs.attempts')}
+              </Typography.Title>
+              <Table<LogAttempt & { n: number }>
+                size="small"
+                rowKey="n"
+                pagination={false}
+                locale={{ emptyText: t('logs.noAttempts') }}
+                dataSource={(log.attempts ?? []).map((a, n) => ({ ...a, n: n + 1 }))}
+                columns={[
+                  { title: t('logs.attemptNo'), dataIndex: 'n' },
+                  { title: t('logs.channel'), dataIndex: 'channel_id' },
+                  { title: t('logs.keyIndex'), dataIndex: 'key_index' },
+                  {
+                    title: t('logs.result'),
+                    dataIndex: 'class',
+                    render: (c: string) => <Tag color={!c || c === 'success' ? 'success' : 'warning'}>{c || t('logs.status_success')}</Tag>,
+                  },
+                  { title: t('logs.httpStatus'), dataIndex: 'status', render: (v?: number) => v || t('common.none') },
+                  { title: t('logs.latency'), dataIndex: 'latency_ms', render: (v: number) => fmt.duration(v) },
+                ]}
+              />
+            </>
+          ) : null}
         </>
       ) : null}
     </Drawer>

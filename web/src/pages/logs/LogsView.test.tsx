@@ -7,6 +7,7 @@ function log(id: number) {
   return {
     id,
     request_id: `req-${id}`,
+    client_request_id: '',
     created_at: '2026-11-29T10:00:00Z',
     user_id: 2,
     username: 'ann',
@@ -35,13 +36,31 @@ function log(id: number) {
   };
 }
 
+/** A log as GET /api/logs gives it to its owner: no channel, attempts or upstream model. */
+function userLog(id: number) {
+  const full: Record<string, unknown> = log(id);
+  for (const internal of ['channel_id', 'channel_name', 'upstream_model', 'attempts']) delete full[internal];
+  return {
+    ...full,
+    client_request_id: 'my-id',
+    status: 'error',
+    http_status: 502,
+    error_class: 'server',
+    error_code: 'upstream_server',
+    error: 'The upstream had an internal error.',
+  };
+}
+
 let fetchMock: ReturnType<typeof vi.fn>;
 
 beforeEach(() => {
   fetchMock = vi.fn(async (url: string) => {
     const u = new URL(url, 'http://x');
     if (u.pathname === '/api/logs') {
-      const page = u.searchParams.get('cursor') === '5' ? { items: [log(4)], next_cursor: 0 } : { items: [log(6), log(5)], next_cursor: 5 };
+      if (u.searchParams.get('client_request_id') === 'my-id') {
+        return new Response(JSON.stringify({ items: [userLog(9)], next_cursor: null }), { status: 200 });
+      }
+      const page = u.searchParams.get('cursor') === '5' ? { items: [log(4)], next_cursor: null } : { items: [log(6), log(5)], next_cursor: 5 };
       return new Response(JSON.stringify(page), { status: 200 });
     }
     return new Response(JSON.stringify({ items: [], total: 0 }), { status: 200 });
@@ -77,5 +96,27 @@ describe('LogsView', () => {
     expect(screen.getByText('$1.00 / 1M tokens')).toBeInTheDocument();
     expect(screen.getByText('$2.00 / 1M tokens')).toBeInTheDocument();
     expect(screen.getByTestId('log-detail-cost')).toHaveTextContent('$0.000050');
+  });
+
+  it('searches by the caller\'s request id and shows a user log without internal fields', async () => {
+    renderWithProviders(<LogsView />);
+    await screen.findByText('model-6');
+    const search = screen.getByPlaceholderText('Your X-Request-Id');
+    fireEvent.change(search, { target: { value: ' my-id ' } });
+    fireEvent.keyDown(search, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    fireEvent.click(await screen.findByText('model-9'));
+    const detail = await screen.findByTestId('log-detail');
+    expect(within(detail).getByText('req-9')).toBeInTheDocument();
+    expect(within(detail).getByTestId('log-client-request-id')).toHaveTextContent('my-id');
+    expect(within(detail).getByText('The upstream had an internal error.')).toBeInTheDocument();
+    expect(within(detail).getByText('upstream_server')).toBeInTheDocument();
+    expect(within(detail).queryByText('Upstream model')).toBeNull();
+    expect(within(detail).queryByText('Channel')).toBeNull();
+    expect(screen.queryByText('Upstream attempts')).toBeNull();
+    const sent = fetchMock.mock.calls
+      .map(([url]) => new URL(url as string, 'http://x'))
+      .filter((u) => u.pathname === '/api/logs')
+      .map((u) => u.searchParams.get('client_request_id'));
+    expect(sent).toContain('my-id');
   });
 });

@@ -24,6 +24,8 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
   const [status, setStatus] = useState<'success' | 'error' | undefined>();
   const [userId, setUserId] = useState<number | undefined>();
   const [channelId, setChannelId] = useState<number | undefined>();
+  const [requestId, setRequestId] = useState('');
+  const [clientRequestId, setClientRequestId] = useState('');
   const [selected, setSelected] = useState<UsageLog | null>(null);
   const tokens = useAllTokens();
 
@@ -34,9 +36,11 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
       model: model || undefined,
       token_id: tokenId,
       status,
+      request_id: requestId || undefined,
+      client_request_id: clientRequestId || undefined,
       ...(admin ? { user_id: userId, channel_id: channelId } : {}),
     }),
-    [range, model, tokenId, status, admin, userId, channelId],
+    [range, model, tokenId, status, requestId, clientRequestId, admin, userId, channelId],
   );
   const logs = useLogs(filter, admin);
   const rows = useMemo(() => logs.data?.pages.flatMap((p) => p.items ?? []) ?? [], [logs.data]);
@@ -118,6 +122,18 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
           placeholder={t('logs.model')}
           onSearch={(value) => setModel(value.trim())}
           style={{ width: 180 }}
+        />
+        <Input.Search
+          allowClear
+          placeholder={t('logs.searchRequestId')}
+          onSearch={(value) => setRequestId(value.trim())}
+          style={{ width: 220 }}
+        />
+        <Input.Search
+          allowClear
+          placeholder={t('logs.searchClientRequestId')}
+          onSearch={(value) => setClientRequestId(value.trim())}
+          style={{ width: 220 }}
         />
         {admin ? (
           <>
