@@ -52,6 +52,10 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "The upstream did not answer in time.",
 		"upstream_bad_reply":   "The upstream returned an invalid response.",
 		"unsupported_endpoint": "This endpoint is not supported by the selected channel.",
+		// Request body shape (relay/bodyshape) and the model served on another endpoint.
+		"body_too_deep":        "The request body is nested deeper than %d levels.",
+		"duplicate_key":        "The key %q appears more than once in the request body (keys are compared after JSON unescaping, and fields the gateway reads in any letter case).",
+		"model_wrong_endpoint": "The model %q is not served on %s; call it on %s.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -103,5 +107,9 @@ var catalog = map[Lang]map[string]string{
 		"upstream_timeout":     "上游响应超时。",
 		"upstream_bad_reply":   "上游返回了无效的响应。",
 		"unsupported_endpoint": "所选渠道不支持该接口。",
+		// Request body shape (relay/bodyshape) and the model served on another endpoint.
+		"body_too_deep":        "请求体的嵌套超过了 %d 层。",
+		"duplicate_key":        "请求体中的键 %q 出现了不止一次（键在 JSON 反转义后比较，网关读取的字段不区分大小写）。",
+		"model_wrong_endpoint": "模型 %q 不在 %s 上提供，请改用 %s。",
 	},
 }

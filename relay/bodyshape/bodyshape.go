@@ -280,6 +280,9 @@ func (s *scanner) str() bool {
 		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
 		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			i++

@@ -39,6 +39,8 @@ func TestCheck_Table(t *testing.T) {
 		{"two values", `{}{}`, InvalidJSON, ""},
 		{"trailing comma", `{"a":1,}`, InvalidJSON, ""},
 		{"truncated", `{"model":"gpt`, InvalidJSON, ""},
+		{"truncated after eight plain bytes", `{"model":"gpt-4o-mini`, InvalidJSON, ""},
+		{"truncated in a long string", `{"a":"` + strings.Repeat("x", 64), InvalidJSON, ""},
 		{"unclosed", `{"a":[1,2`, InvalidJSON, ""},
 		{"mismatched", `{"a":[1}`, InvalidJSON, ""},
 		{"bad literal", `{"a":tru}`, InvalidJSON, ""},
