@@ -98,10 +98,9 @@ type scanner struct {
 	escaped bool   // the last string scanned had an escape
 }
 
-var (
-	errInvalid = &Error{Code: InvalidJSON}
-	errDeep    = &Error{Code: TooDeep}
-)
+// invalid and tooDeep are fresh errors (never shared values a caller could change).
+func invalid() error { return &Error{Code: InvalidJSON} }
+func tooDeep() error { return &Error{Code: TooDeep} }
 
 // Check reads body once, without recursion, and returns nil or an *Error. Cost is linear in the body.
 func Check(body []byte) error {
@@ -114,18 +113,18 @@ func (s *scanner) run() error {
 	depth := 0
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
-		return errInvalid
+		return invalid()
 	}
 	for {
 		// A value starts here.
 		s.ws()
 		if s.i >= len(s.b) {
-			return errInvalid
+			return invalid()
 		}
 		switch c := s.b[s.i]; c {
 		case '{', '[':
 			if depth == MaxDepth {
-				return errDeep
+				return tooDeep()
 			}
 			stack[depth] = c
 			depth++
@@ -148,23 +147,23 @@ func (s *scanner) run() error {
 			continue
 		case '"':
 			if !s.str() {
-				return errInvalid
+				return invalid()
 			}
 		case 't':
 			if !s.lit("true") {
-				return errInvalid
+				return invalid()
 			}
 		case 'f':
 			if !s.lit("false") {
-				return errInvalid
+				return invalid()
 			}
 		case 'n':
 			if !s.lit("null") {
-				return errInvalid
+				return invalid()
 			}
 		default:
 			if !s.num() {
-				return errInvalid
+				return invalid()
 			}
 		}
 		// A value ended: close containers until the next value or the end.
@@ -172,12 +171,12 @@ func (s *scanner) run() error {
 			s.ws()
 			if depth == 0 {
 				if s.i != len(s.b) {
-					return errInvalid
+					return invalid()
 				}
 				return nil
 			}
 			if s.i >= len(s.b) {
-				return errInvalid
+				return invalid()
 			}
 			c := s.b[s.i]
 			s.i++
@@ -191,7 +190,7 @@ func (s *scanner) run() error {
 				break
 			}
 			if c != stack[depth-1]+2 {
-				return errInvalid
+				return invalid()
 			}
 			depth--
 			if depth == 1 {
@@ -204,16 +203,16 @@ func (s *scanner) run() error {
 // member reads `"key" :` of an object at level depth and checks the keys the gateway cares about.
 func (s *scanner) member(depth int) error {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return errInvalid
+		return invalid()
 	}
 	start := s.i + 1
 	if !s.str() {
-		return errInvalid
+		return invalid()
 	}
 	raw, esc := s.b[start:s.i-1], s.escaped
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != ':' {
-		return errInvalid
+		return invalid()
 	}
 	s.i++
 	switch {
