@@ -77,6 +77,10 @@ var catalog = map[Lang]map[string]string{
 		"upstream_model_unsupported": "The upstream does not serve this model.",
 		"client_canceled":            "The client cancelled the request before it finished.",
 		"request_failed":             "The request failed.",
+		// Request body shape (relay/bodyshape) and the model served on another endpoint.
+		"body_too_deep":        "The request body is nested deeper than %d levels.",
+		"duplicate_key":        "The key %q appears more than once in the request body (keys are compared after JSON unescaping, and fields the gateway reads in any letter case).",
+		"model_wrong_endpoint": "The model %q is not served on %s; call it on %s.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -153,5 +157,9 @@ var catalog = map[Lang]map[string]string{
 		"upstream_model_unsupported": "上游不提供该模型。",
 		"client_canceled":            "客户端在请求完成前取消了请求。",
 		"request_failed":             "请求失败。",
+		// Request body shape (relay/bodyshape) and the model served on another endpoint.
+		"body_too_deep":        "请求体的嵌套超过了 %d 层。",
+		"duplicate_key":        "请求体中的键 %q 出现了不止一次（键在 JSON 反转义后比较，网关读取的字段不区分大小写）。",
+		"model_wrong_endpoint": "模型 %q 不在 %s 上提供，请改用 %s。",
 	},
 }

@@ -72,7 +72,7 @@ func parseEvent(raw []byte) (string, []byte) {
 		case bytes.HasPrefix(line, dataPrefix):
 			d := bytes.TrimPrefix(line[len(dataPrefix):], []byte(" "))
 			if data != nil {
-				data = append(append(data, '\n'), d...)
+				data = append(append(data[:len(data):len(data)], '\n'), d...) // a copy: raw is passed on as it came
 			} else {
 				data = d
 			}

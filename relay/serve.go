@@ -9,9 +9,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/shopspring/decimal"
-	"github.com/tidwall/gjson"
 
 	"tollgate/relay/adaptor"
+	"tollgate/relay/bodyshape"
 	"tollgate/service/channel"
 	"tollgate/service/ledger"
 	"tollgate/service/pricing"
@@ -45,7 +45,8 @@ func (rq *request) account() ledger.Account {
 // billable says whether the endpoint costs money (token counting is free).
 func (rq *request) billable() bool { return rq.ep != adaptor.CountTokens }
 
-// readBody reads at most BodyLimit bytes and checks that they are one JSON object.
+// readBody reads at most BodyLimit bytes and checks their shape: one JSON object, not too deep, no key the
+// gateway and an upstream could read differently.
 func readBody(c *gin.Context) ([]byte, *relayError) {
 	if c.Request.ContentLength > BodyLimit {
 		return nil, newErr(http.StatusRequestEntityTooLarge, "body_too_large", "32 MiB")
@@ -58,7 +59,16 @@ func readBody(c *gin.Context) ([]byte, *relayError) {
 		}
 		return nil, newErr(http.StatusBadRequest, "bad_request")
 	}
-	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	// One iterative pass before anything recursive reads the body (a deep one would overflow the stack).
+	if err := bodyshape.Check(body); err != nil {
+		var se *bodyshape.Error
+		errors.As(err, &se)
+		switch {
+		case se != nil && se.Code == bodyshape.DuplicateKey:
+			return nil, newErr(http.StatusBadRequest, string(se.Code), se.Key)
+		case se != nil && se.Code == bodyshape.TooDeep:
+			return nil, newErr(http.StatusBadRequest, string(se.Code), bodyshape.MaxDepth)
+		}
 		return nil, newErr(http.StatusBadRequest, "invalid_json")
 	}
 	return body, nil
@@ -78,30 +88,27 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 		fail(c, rq.proto, rerr)
 		return
 	}
-	f := gjson.GetManyBytes(rq.body, "model", "stream", "max_tokens", "max_completion_tokens", "max_output_tokens", "stream_options.include_usage")
-	if f[0].Exists() && f[0].Type != gjson.String {
-		fail(c, rq.proto, newErr(http.StatusBadRequest, "validation_failed", "model", "must be a string"))
+	f, rerr := readFields(rq.body)
+	if rerr != nil {
+		fail(c, rq.proto, rerr)
 		return
 	}
-	if f[0].String() == "" {
-		fail(c, rq.proto, newErr(http.StatusBadRequest, "model_required"))
-		return
-	}
-	rq.model = f[0].String()
-	rq.stream = f[1].Bool() && ep != adaptor.Embeddings && ep != adaptor.CountTokens
-	rq.injectUsage = rq.stream && (ep == adaptor.ChatCompletions || ep == adaptor.Completions) && !f[5].Bool()
+	rq.model = f.model
+	rq.stream = f.stream && ep != adaptor.Embeddings && ep != adaptor.CountTokens
+	rq.injectUsage = rq.stream && (ep == adaptor.ChatCompletions || ep == adaptor.Completions) && !f.includeUsage
 	if !who.modelAllowed(rq.model) {
 		fail(c, rq.proto, newErr(http.StatusForbidden, "model_not_allowed", rq.model))
 		return
 	}
 	cands := r.candidates(who.group, rq)
 	price, priced := r.Pricing.Lookup(rq.model)
-	if len(cands) == 0 && priced && r.Channels.Snapshot().Known(who.group, rq.model) {
-		// The model exists for this caller, but every channel serving it is disabled right now.
-		fail(c, rq.proto, newErr(http.StatusServiceUnavailable, "no_channel", rq.model))
+	if len(cands) == 0 && priced {
+		// 503 only when channels of this endpoint serve the model but are disabled right now; a 4xx when it
+		// is served on another endpoint only (an SDK retries a 503 forever).
+		fail(c, rq.proto, r.unserved(who.group, rq))
 		return
 	}
-	if len(cands) == 0 || !priced {
+	if !priced {
 		fail(c, rq.proto, newErr(http.StatusNotFound, "model_not_found", rq.model))
 		return
 	}
@@ -113,11 +120,7 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 	}
 	defer release()
 	if rq.billable() {
-		maxOut := f[2].Int()
-		if maxOut <= 0 {
-			maxOut = max(f[3].Int(), f[4].Int())
-		}
-		hold := r.estimate(rq, maxOut)
+		hold := r.estimate(rq, f.maxOut)
 		if r.Headroom != nil && r.Headroom.Ample(rq, hold) {
 			rq.pending = make(chan *relayError, 1)
 			ctx := context.WithoutCancel(c.Request.Context())

@@ -131,7 +131,10 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	}
 	m.present = true
 	m.outSeen = m.outSeen || hasOut
-	m.usage = pricing.Usage{Input: max(prompt.Int()-cached, 0), CacheRead: cached, Output: out.Int()}
+	// Negative counts from a broken upstream would credit the caller; cached tokens are part of the prompt.
+	in := max(prompt.Int(), 0)
+	cached = min(max(cached, 0), in)
+	m.usage = pricing.Usage{Input: in - cached, CacheRead: cached, Output: max(out.Int(), 0)}
 }
 
 // anthropicUsage reads Anthropic usage. message_start carries input and a placeholder output count;

@@ -58,8 +58,21 @@ func Cost(p Price, ratio decimal.Decimal, u Usage) int64 {
 	if !ratio.Equal(one) {
 		sum = sum.Mul(ratio)
 	}
+	// Clamp before converting: IntPart wraps past int64, and a hold of 2^62 tokens must not turn negative or
+	// tiny. MaxCost stays exact in a double (Redis Lua numbers), so the ledger can add it safely.
+	if sum.Sign() <= 0 {
+		return 0
+	}
+	if sum.GreaterThan(maxCost) {
+		return MaxCost
+	}
 	return sum.Round(0).IntPart()
 }
+
+// MaxCost is the largest cost Cost returns (2^53 units, far beyond any balance).
+const MaxCost = 1 << 53
+
+var maxCost = decimal.NewFromInt(MaxCost)
 
 // Breakdown renders a price for a usage log.
 func Breakdown(p Price) model.PriceBreakdown {

@@ -23,6 +23,9 @@ func TestCost_ExactUnits(t *testing.T) {
 		{"rounds half away from zero once", Price{Input: d("0.15")}, "1", Usage{Input: 3}, 0},
 		{"sub-unit sums round once not per part", Price{Input: d("0.25"), Output: d("0.25")}, "1", Usage{Input: 1, Output: 1}, 1},
 		{"zero ratio", Price{Input: d("1")}, "0", Usage{Input: 10}, 0},
+		{"2^62 output tokens saturate", Price{Input: d("1"), Output: d("2")}, "1", Usage{Input: 10, Output: 1 << 62}, MaxCost},
+		{"2^63-1 output tokens saturate", Price{Input: d("1"), Output: d("15")}, "1.5", Usage{Output: 1<<63 - 1}, MaxCost},
+		{"negative usage costs nothing", Price{Input: d("1"), Output: d("2")}, "1", Usage{Input: 10, Output: -100}, 0},
 	}
 	for _, tc := range cases {
 		if got := Cost(tc.p, d(tc.ratio), tc.u); got != tc.want {
