@@ -43,7 +43,7 @@ func (e *Error) Error() string {
 }
 
 // readFields are the top-level fields the gateway itself reads, so a case variant of one is refused even
-// without an exact twin: relay/serve.go (model, stream, max_tokens, max_completion_tokens,
+// without an exact twin: relay/fields.go (model, stream, max_tokens, max_completion_tokens,
 // max_output_tokens, stream_options), relay/upstream.go (writes model and stream_options), service/sticky
 // (conversation, metadata, prompt_cache_key, user, safety_identifier, messages, input), service/tokencount
 // (messages, input, instructions, prompt, tools, functions, system), plus n, which multiplies the output an
