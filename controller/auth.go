@@ -2,7 +2,6 @@ package controller
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -81,11 +80,7 @@ func (h *Auth) Refresh(c *gin.Context) {
 // as Authorization: Bearer (either may be absent).
 func (h *Auth) Logout(c *gin.Context) {
 	raw, _ := c.Cookie(RefreshCookie)
-	access := ""
-	if a := c.GetHeader("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
-		access = strings.TrimSpace(a[7:])
-	}
-	if err := h.Accounts.Logout(c.Request.Context(), raw, access); err != nil {
+	if err := h.Accounts.Logout(c.Request.Context(), raw, middleware.Bearer(c)); err != nil {
 		middleware.Fail(c, err)
 		return
 	}

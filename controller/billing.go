@@ -98,9 +98,9 @@ func logFilter(c *gin.Context, admin bool) (model.LogFilter, bool) {
 	f.Status = c.Query("status")
 	f.RequestID = c.Query("request_id")
 	f.ClientRequestID = c.Query("client_request_id")
-	for name, v := range map[string]string{"request_id": f.RequestID, "client_request_id": f.ClientRequestID} {
-		if len(v) > 64 {
-			middleware.Fail(c, apperr.Field(name, "at most 64 characters"))
+	for _, q := range [...]struct{ name, v string }{{"request_id", f.RequestID}, {"client_request_id", f.ClientRequestID}} {
+		if len(q.v) > 64 {
+			middleware.Fail(c, apperr.Field(q.name, "at most 64 characters"))
 			return f, false
 		}
 	}

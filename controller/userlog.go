@@ -6,6 +6,7 @@ import (
 
 	"tollgate/i18n"
 	"tollgate/model"
+	"tollgate/service/usagelog"
 )
 
 // userLog is a usage log as its owner sees it in GET /api/logs. It lists the fields a user may read, one by
@@ -61,7 +62,7 @@ func toUserLog(l *model.UsageLog, lang i18n.Lang, showChannel bool) userLog {
 	if l.Status == "error" {
 		u.ErrorCode = l.ErrorCode
 		if u.ErrorCode == "" { // a row written before error codes were stored
-			u.ErrorCode = classCode(l.ErrorClass)
+			u.ErrorCode = usagelog.ClassCode(l.ErrorClass)
 		}
 		if l.ErrorShown {
 			u.Error = l.Error
@@ -76,7 +77,7 @@ func toUserLog(l *model.UsageLog, lang i18n.Lang, showChannel bool) userLog {
 // model name, upstream detail) fall back to the message of the failure class, then to a generic one: the
 // log has no arguments to give and must not print a bare format verb.
 func logMessage(lang i18n.Lang, code, class string) string {
-	for _, c := range []string{code, classCode(class), "request_failed"} {
+	for _, c := range []string{code, usagelog.ClassCode(class), "request_failed"} {
 		if !i18n.Has(c) {
 			continue
 		}
@@ -85,17 +86,4 @@ func logMessage(lang i18n.Lang, code, class string) string {
 		}
 	}
 	return i18n.T(lang, "request_failed")
-}
-
-// classCode is the generic code of a failure class (relay/finish.go derives the same for new rows).
-func classCode(class string) string {
-	switch {
-	case class == "":
-		return "request_failed"
-	case class == "canceled":
-		return "client_canceled"
-	case strings.HasPrefix(class, "upstream_"):
-		return class
-	}
-	return "upstream_" + class
 }

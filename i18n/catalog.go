@@ -59,7 +59,7 @@ var catalog = map[Lang]map[string]string{
 		"upstream_client_error": "The upstream refused the request as invalid.",
 		"upstream_stream_error": "The upstream reported an error in the middle of the answer.",
 		"upstream_overloaded":   "The upstream is overloaded; try again shortly.",
-		// Keys, groups and accounts (issue 8 items 5 and 6).
+		// Keys, groups and accounts.
 		"weak_password_common":   "This password is one of the most commonly used passwords; choose another.",
 		"weak_password_username": "The password must not contain your username.",
 		"login_delayed":          "Too many failed sign-ins for this username; wait %d seconds before trying again.",
@@ -139,7 +139,7 @@ var catalog = map[Lang]map[string]string{
 		"upstream_client_error": "上游认为该请求无效并拒绝了它。",
 		"upstream_stream_error": "上游在回答过程中报告了错误。",
 		"upstream_overloaded":   "上游过载，请稍后重试。",
-		// Keys, groups and accounts (issue 8 items 5 and 6).
+		// Keys, groups and accounts.
 		"weak_password_common":   "该密码属于最常用的密码之一，请换一个。",
 		"weak_password_username": "密码不能包含你的用户名。",
 		"login_delayed":          "该用户名登录失败次数过多，请等待 %d 秒后再试。",

@@ -20,7 +20,8 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, token string) (*model.User, error)
 }
 
-func bearer(c *gin.Context) string {
+// Bearer returns the token of an "Authorization: Bearer <token>" header, or "".
+func Bearer(c *gin.Context) string {
 	h := c.GetHeader("Authorization")
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])
@@ -31,7 +32,7 @@ func bearer(c *gin.Context) string {
 // Console requires a valid console JWT and puts its user in the context.
 func Console(a Authenticator) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		tok := bearer(c)
+		tok := Bearer(c)
 		if tok == "" {
 			Fail(c, apperr.New(http.StatusUnauthorized, "unauthorized"))
 			return
@@ -49,7 +50,7 @@ func Console(a Authenticator) gin.HandlerFunc {
 // OptionalConsole sets the user when a valid JWT is present and goes on either way.
 func OptionalConsole(a Authenticator) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if tok := bearer(c); tok != "" {
+		if tok := Bearer(c); tok != "" {
 			if u, err := a.Authenticate(c.Request.Context(), tok); err == nil {
 				c.Set(keyUser, u)
 			}
@@ -90,7 +91,7 @@ func Actor(c *gin.Context) audit.Actor {
 // MetricsToken guards /metrics with a static bearer token (constant-time compare).
 func MetricsToken(token string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if subtle.ConstantTimeCompare([]byte(bearer(c)), []byte(token)) != 1 {
+		if subtle.ConstantTimeCompare([]byte(Bearer(c)), []byte(token)) != 1 {
 			Fail(c, apperr.New(http.StatusUnauthorized, "unauthorized"))
 			return
 		}

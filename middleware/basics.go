@@ -96,7 +96,7 @@ func Lang(c *gin.Context) i18n.Lang {
 	return l
 }
 
-// AccessLog logs one line per request at debug level (info for errors) with the request id.
+// AccessLog logs one line per request at debug level (warn for 5xx answers) with the request id.
 func AccessLog() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()

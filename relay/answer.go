@@ -199,6 +199,6 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 		w.Flush()
 		out.errCode = rerr.code
 	}
-	out.class, out.errMsg = f.class, f.message()
+	out.class, out.errMsg, out.deadlineCut = f.class, f.message(), errors.Is(f.err, errRequestDeadline)
 	return out, nil
 }

@@ -217,6 +217,9 @@ type outcome struct {
 	// upstreamErr: the upstream itself ended a delivered answer with an error event (Anthropic error,
 	// Responses response.failed, an OpenAI chunk carrying "error"); only the usage it reported is billed.
 	upstreamErr bool
+	// deadlineCut: the request deadline ended the committed answer (like a total timeout): the request's
+	// limit, not the channel's fault.
+	deadlineCut bool
 }
 
 // attempt tries channels until one answers or the retry budget, the candidates or the client run out.
@@ -276,10 +279,8 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			a.Class, a.Status = string(out.class), out.status
 			o.Class, o.Status, o.FirstByte = out.class, out.status, out.firstByte
 			o.RateLimitRemaining, o.RateLimitReset = rateLimitOf(out.header)
-			if out.errMsg == errRequestDeadline.Error() {
-				// A committed answer cut by the request deadline (ended like the channel's total timeout
-				// ends a stream): the request's limit, not the channel's fault.
-				o.Class = ClassCanceled
+			if out.deadlineCut {
+				o.Class = ClassCanceled // neutral for the channel's breaker
 			}
 			r.Health.Record(o)
 			out.attempts = append(st.attempts, a)

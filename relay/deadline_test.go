@@ -1,10 +1,13 @@
 package relay_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"tollgate/model"
 	"tollgate/relay/relaytest"
@@ -90,7 +93,7 @@ func TestDeadline_BudgetsBoundTheWaitAcrossAttempts(t *testing.T) {
 func TestDeadline_CommittedStreamEndsWithAnErrorEvent(t *testing.T) {
 	r := newResilient(t)
 	up := fake(t, relaytest.WithChunks(40), relaytest.WithChunkDelay(100*time.Millisecond))
-	r.channel(openaiChannel(up))
+	id := r.channel(openaiChannel(up))
 	r.settings(map[string]any{"request_deadline": 1})
 	a := r.chat(chatBody(rsModel, true))
 	a.mustOK(t)
@@ -104,6 +107,11 @@ func TestDeadline_CommittedStreamEndsWithAnErrorEvent(t *testing.T) {
 	l := r.logOf(a.reqID)
 	if l.ErrorClass != "timeout" || l.Cost <= 0 || l.CompletionTokens <= 0 {
 		t.Fatalf("log row %+v, want a timeout billed for the delivered part", l)
+	}
+	// The request's own limit cut the stream: the channel's health counts it as canceled, not as a timeout.
+	h := r.root.Do("GET", fmt.Sprintf("/api/admin/channels/%d/health", id), nil)
+	if c := gjson.GetBytes(h.Body, "metrics.counts.1m.by_class"); c.Get("timeout").Int() != 0 || c.Get("canceled").Int() != 1 {
+		t.Fatalf("channel health counts %s, want the cut stream as canceled", c.Raw)
 	}
 	r.checkBooks(1)
 }

@@ -24,15 +24,7 @@ func (w *world) knobChannel(spec chanSpec, extra map[string]any) int64 {
 	for k, v := range extra {
 		in[k] = v
 	}
-	r := w.root.Do("POST", "/api/admin/channels", in)
-	if r.Status != http.StatusCreated {
-		w.t.Fatalf("create channel: %d %s", r.Status, r.Body)
-	}
-	var v struct {
-		ID int64 `json:"id"`
-	}
-	r.JSON(w.t, &v)
-	return v.ID
+	return w.postChannel(in)
 }
 
 // knobWorld is a node with prices, a user with balance and a limited key.

@@ -4,69 +4,15 @@ package relay_test
 // sealing existed are sealed at start — and still work.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"tollgate/app/apptest"
 	"tollgate/model"
 )
-
-// storeHolds closes the node (so SQLite's WAL is checkpointed) and reports where the store holds any needle:
-// the SQLite files, or any text-like column of any MySQL table. Empty means nowhere.
-func storeHolds(t *testing.T, e *apptest.Env, n *apptest.Node, needles ...string) string {
-	t.Helper()
-	if e.Shape == "sqlite" {
-		n.Server.Close()
-		if err := n.App.Close(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := filepath.Glob(e.Cfg.SQLitePath + "*")
-		total := 0
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			total += len(b)
-			for _, s := range needles {
-				if bytes.Contains(b, []byte(s)) {
-					return filepath.Base(f)
-				}
-			}
-		}
-		if total < 4096 {
-			t.Fatalf("database files hold only %d bytes: not the real database?", total)
-		}
-		return ""
-	}
-	db := n.App.Store.DB
-	var cols []struct{ Tbl, Col string }
-	err := db.Raw(`SELECT table_name AS tbl, column_name AS col FROM information_schema.columns
-		WHERE table_schema = DATABASE() AND data_type IN ('char','varchar','tinytext','text','mediumtext','longtext',
-		'binary','varbinary','tinyblob','blob','mediumblob','longblob','json','enum','set')`).Scan(&cols).Error
-	if err != nil || len(cols) < 10 {
-		t.Fatalf("text columns: %d (%v)", len(cols), err)
-	}
-	for _, c := range cols {
-		for _, s := range needles {
-			var hits int64
-			q := fmt.Sprintf("SELECT COUNT(*) FROM `%s` WHERE `%s` LIKE ?", c.Tbl, c.Col)
-			if err := db.Raw(q, "%"+s+"%").Scan(&hits).Error; err != nil {
-				t.Fatalf("%s.%s: %v", c.Tbl, c.Col, err)
-			}
-			if hits > 0 {
-				return c.Tbl + "." + c.Col
-			}
-		}
-	}
-	return ""
-}
 
 // channelHeaders reads a channel's header_override as the admin API shows it.
 func (w *world) channelHeaders(id int64) map[string]string {
@@ -128,7 +74,7 @@ func TestHeaderOverride_SealedAtRest_MaskedInAPI_MaskRoundTripKeepsValue(t *test
 	}
 	upstreamSees(next)
 
-	if where := storeHolds(t, e, n, "org-secret-7f3a9c2e5b1d", "org-secret-next-11aa22bb"); where != "" {
+	if where, _ := e.StoreHolds(t, n, "org-secret-7f3a9c2e5b1d", "org-secret-next-11aa22bb"); where != "" {
 		t.Fatalf("%s holds a header_override value in clear", where)
 	}
 }
@@ -173,7 +119,7 @@ func TestHeaderOverride_ClearRowsFromBeforeSealing_WorkAndAreSealedAtStart(t *te
 		t.Fatalf("stored value after upgrade = %q, want sealed", v)
 	}
 	w.waitLogs(1)
-	if where := storeHolds(t, e, n2, legacy); where != "" {
+	if where, _ := e.StoreHolds(t, n2, legacy); where != "" {
 		t.Fatalf("%s still holds the clear header value after the upgrade", where)
 	}
 }

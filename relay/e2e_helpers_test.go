@@ -93,7 +93,13 @@ func anthropicChannel(up *relaytest.Upstream, keys ...string) chanSpec {
 // channel creates a channel through the admin API and returns its id.
 func (w *world) channel(spec chanSpec) int64 {
 	w.t.Helper()
-	r := w.root.Do("POST", "/api/admin/channels", spec)
+	return w.postChannel(spec)
+}
+
+// postChannel sends one POST /api/admin/channels body and returns the new channel's id.
+func (w *world) postChannel(body any) int64 {
+	w.t.Helper()
+	r := w.root.Do("POST", "/api/admin/channels", body)
 	if r.Status != http.StatusCreated {
 		w.t.Fatalf("create channel: %d %s", r.Status, r.Body)
 	}

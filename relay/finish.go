@@ -112,17 +112,7 @@ func logErrorCode(out *outcome) string {
 	if out.errCode != "" {
 		return out.errCode
 	}
-	switch out.class {
-	case ClassNone:
-		return "request_failed" // a refusal of the gateway's own after admission (no channel, reservation)
-	case ClassCanceled:
-		return "client_canceled"
-	case ClassClient:
-		return "upstream_client"
-	case ClassUpstreamQuota:
-		return "upstream_quota"
-	}
-	return "upstream_" + string(out.class)
+	return usagelog.ClassCode(string(out.class))
 }
 
 // observe updates the Prometheus collectors for one finished request.

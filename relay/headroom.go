@@ -10,7 +10,7 @@ import (
 // With a Redis ledger the reservation is a network round trip; when the caller's last known balance is many
 // times the hold, a refusal is all but impossible, so the relay sends the upstream request at once and waits
 // for the reservation only before the first byte goes back to the client. A refusal then cancels the
-// upstream call and answers 402: the ledger stays exact either way, the cost of a wrong guess is one
+// upstream call and answers the money refusal (moneyRefusal): the ledger stays exact either way, the cost of a wrong guess is one
 // cancelled upstream request.
 type Headroom struct {
 	mu    sync.Mutex

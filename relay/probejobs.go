@@ -117,9 +117,8 @@ func badKey(h health.ChannelHealth) int {
 	return -1
 }
 
-// recoveryKey is the key a scheduled test probes: the key that needs recovery, so that a pass (which resets
-// the whole channel) is earned by that key and a revoked key is not handed back to traffic because a healthy
-// sibling answered.
+// recoveryKey is the key a scheduled test probes: the key that needs recovery (a pass clears only the key it
+// tested), so a revoked key is never handed back to traffic because a healthy sibling answered.
 func (p *Prober) recoveryKey(ch *channel.Channel) int {
 	return badKey(p.relay.Health.Snapshot(ch.ID, len(ch.Keys)))
 }

@@ -35,6 +35,7 @@ type Error struct {
 	Key  string
 }
 
+// Error names the code and, for DuplicateKey, the key.
 func (e *Error) Error() string {
 	if e.Key != "" {
 		return string(e.Code) + ": " + e.Key
@@ -43,7 +44,7 @@ func (e *Error) Error() string {
 }
 
 // readFields are the top-level fields the gateway itself reads, so a case variant of one is refused even
-// without an exact twin: relay/serve.go (model, stream, max_tokens, max_completion_tokens,
+// without an exact twin: relay/fields.go (model, stream, max_tokens, max_completion_tokens,
 // max_output_tokens, stream_options), relay/upstream.go (writes model and stream_options), service/sticky
 // (conversation, metadata, prompt_cache_key, user, safety_identifier, messages, input), service/tokencount
 // (messages, input, instructions, prompt, tools, functions, system), plus n, which multiplies the output an
@@ -342,20 +343,14 @@ func (s *scanner) num() bool {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = digits(b, i)
 	default:
 		return false
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
+		d := i + 1
+		if i = digits(b, d); i == d {
+			return false // a fraction needs a digit
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -364,15 +359,20 @@ func (s *scanner) num() bool {
 			i++
 		}
 		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
+		if i = digits(b, d); i == d {
+			return false // an exponent needs a digit
 		}
 	}
 	s.i = i
 	return true
+}
+
+// digits returns the index after the run of ASCII digits that starts at i.
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 func hexVal(c byte) rune {

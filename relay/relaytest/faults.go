@@ -134,17 +134,6 @@ func ResponseFailed(n int, code string) Fault {
 	return Fault{Kind: FaultResponseFailed, AfterChunks: n, Code: code}
 }
 
-// midStream reports whether the fault strikes inside a stream rather than before the answer.
-func (f *Fault) midStream() bool {
-	switch f.Kind {
-	case FaultInvalidJSON, FaultStreamError, FaultResponseFailed:
-		return true
-	case FaultReset, FaultHang:
-		return f.AfterChunks > 0
-	}
-	return false
-}
-
 func (f *Fault) code() string {
 	if f.Code != "" {
 		return f.Code

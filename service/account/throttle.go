@@ -47,7 +47,14 @@ func loginDelay(n int64) time.Duration {
 
 type loginKeys struct{ ip, user, wait string }
 
+// maxLoginName bounds the username inside cache keys: no account has a longer name (usernames are 3-32
+// characters), and a sign-in body holding a megabyte "username" must not become megabyte cache keys.
+const maxLoginName = 64
+
 func keysFor(username, ip string) loginKeys {
+	if len(username) > maxLoginName {
+		username = username[:maxLoginName]
+	}
 	name := strings.ToLower(username)
 	return loginKeys{ip: "login:ip:" + ip, user: "login:user:" + name, wait: "login:wait:" + name + "|" + ip}
 }

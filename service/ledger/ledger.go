@@ -60,7 +60,7 @@ type Ledger interface {
 	Forget(ctx context.Context, userID, tokenID int64) error
 }
 
-// ErrInsufficient is wrapped by both shortage errors, for callers that only need "refuse with 402".
+// ErrInsufficient is wrapped by both shortage errors, for callers that only need "refuse: no money".
 var ErrInsufficient = errors.New("insufficient quota")
 
 // Sentinel errors callers branch on with errors.Is. They are never reassigned.

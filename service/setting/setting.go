@@ -26,9 +26,11 @@ type PriceRow struct {
 	PerCall    string `json:"per_call"`
 }
 
-// ErrorRule maps an upstream error message to an error class: when an upstream error answer (optionally
-// only with Status) contains Contains (case-insensitive), the attempt gets Class. Rules are tried in order,
-// before the built-in classification.
+// ErrorRule maps an upstream error answer to an error class: when the answer (optionally only with Status)
+// contains Contains (case-insensitive) where the relay lets a rule look, the attempt gets Class. A rule reads
+// the structured error fields always, but free text only where the caller cannot have written it (see
+// ruleMatches in relay/classify.go and docs/API.md). Rules are tried in order, before the built-in
+// classification.
 type ErrorRule struct {
 	Contains string `json:"contains"`
 	Status   int    `json:"status,omitempty"`
