@@ -86,7 +86,7 @@ func TestRegisterLoginSelf_ReturnsTheContractShapes(t *testing.T) {
 
 func TestRefresh_RotatesTheCookieAndRefusesAUsedOne(t *testing.T) {
 	t.Parallel()
-	n := apptest.New(t)
+	n := noRefreshGrace(t)
 	n.SignUp(t, "alice", "correct-horse-1")
 	c := n.Anon(t)
 	r := c.Do("POST", "/api/auth/login", map[string]string{"username": "alice", "password": "correct-horse-1"})

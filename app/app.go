@@ -49,6 +49,8 @@ type Options struct {
 	BcryptCost  int    // lower in tests
 	RedisPrefix string // key prefix in Redis ("tg:" by default)
 	Health      health.Config
+	// RefreshGrace overrides account.Options.RefreshGrace (tests that replay a rotated token at once).
+	RefreshGrace time.Duration
 }
 
 // App is one running Tollgate node.
@@ -130,7 +132,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Settings = setting.New(a.Store, a.Bus)
 	a.Groups = group.New(a.Store, a.Bus, a.Audit)
 	a.Accounts = account.New(a.Store, a.Cache, a.Bus, a.Keys, a.Settings, a.Groups, a.Ledger, a.Audit,
-		account.Options{BcryptCost: opt.BcryptCost})
+		account.Options{BcryptCost: opt.BcryptCost, RefreshGrace: opt.RefreshGrace})
 	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger, a.Accounts, a.Audit)
 	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
 	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)

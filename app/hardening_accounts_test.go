@@ -317,7 +317,7 @@ func refreshWith(t testing.TB, n *apptest.Node, ck *http.Cookie) (*apptest.Resp,
 // victim's newer tokens and JWTs) alive.
 func TestRefreshReuse_RevokesTheWholeFamilyAndItsJWTs(t *testing.T) {
 	t.Parallel()
-	n := apptest.New(t)
+	n := noRefreshGrace(t)
 	n.SignUp(t, "alice", "correct-horse-1")
 	other := n.Login(t, "alice", "correct-horse-1") // another login: another family
 	jwt1, first := loginResp(t, n)
@@ -337,6 +337,40 @@ func TestRefreshReuse_RevokesTheWholeFamilyAndItsJWTs(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 	if c := count(t, n, &model.AuditLog{}, "action = ?", "user.refresh_reuse"); c != 1 {
 		t.Fatalf("refresh_reuse audit rows = %d, want 1", c)
+	}
+}
+
+// noRefreshGrace starts a node where a rotated refresh token presented again is a theft at once (no grace for
+// racing tabs), so reuse tests need not wait out the window.
+func noRefreshGrace(t *testing.T) *apptest.Node {
+	e := apptest.NewEnv(t)
+	e.Options.RefreshGrace = -1
+	return e.Start(t)
+}
+
+// Two tabs refreshing at once send the same cookie; the loser must not sign the user out everywhere. Within
+// the grace window the just-rotated token is refused with refresh_rotated, its cookie kept (the jar holds the
+// successor), and the family, its JWTs and the successor stay valid; no theft is recorded.
+func TestRefreshRace_TheLosingTabIsRefusedWithoutEndingTheFamily(t *testing.T) {
+	t.Parallel()
+	n := apptest.New(t)
+	n.SignUp(t, "alice", "correct-horse-1")
+	jwt1, first := loginResp(t, n)
+	_, jwt2, second := refreshWith(t, n, first)
+	r, _, _ := refreshWith(t, n, first) // the other tab, a moment late
+	wantError(t, r, http.StatusUnauthorized, "refresh_rotated")
+	for _, ck := range r.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(ck, "tollgate_refresh=") {
+			t.Fatalf("the losing tab's refusal touched the cookie: %s", ck)
+		}
+	}
+	for _, jwt := range []string{jwt1, jwt2} {
+		wantStatus(t, as(n.Anon(t), jwt).Do("GET", "/api/user/self", nil), http.StatusOK)
+	}
+	r, _, _ = refreshWith(t, n, second)
+	wantStatus(t, r, http.StatusOK)
+	if c := count(t, n, &model.AuditLog{}, "action = ?", "user.refresh_reuse"); c != 0 {
+		t.Fatalf("refresh_reuse audit rows = %d, want 0", c)
 	}
 }
 

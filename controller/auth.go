@@ -9,6 +9,7 @@ import (
 	"tollgate/middleware"
 	"tollgate/model"
 	"tollgate/service/account"
+	"tollgate/service/apperr"
 	"tollgate/service/group"
 )
 
@@ -69,7 +70,10 @@ func (h *Auth) Refresh(c *gin.Context) {
 	raw, _ := c.Cookie(RefreshCookie)
 	s, err := h.Accounts.Refresh(c.Request.Context(), raw, c.ClientIP())
 	if err != nil {
-		h.setCookie(c, "", -1)
+		// A token rotated a moment ago (another tab won the race) keeps the cookie: the jar holds its successor.
+		if ae, ok := apperr.As(err); !ok || ae.Code != account.CodeRefreshRotated {
+			h.setCookie(c, "", -1)
+		}
 		middleware.Fail(c, err)
 		return
 	}

@@ -61,3 +61,12 @@ func (s *Store) RevokeFamily(ctx context.Context, userID int64, family string, n
 func (s *Store) RevokeUserSessions(ctx context.Context, userID int64, now time.Time) error {
 	return s.DB.WithContext(ctx).Model(&Session{}).Where("user_id = ? AND revoked_at IS NULL", userID).Update("revoked_at", now).Error
 }
+
+// FamilyLive reports whether a refresh-token family (of one user) still has a live session: after a rotation it
+// does (the successor), after a logout or a revocation it does not.
+func (s *Store) FamilyLive(ctx context.Context, userID int64, family string, now time.Time) (bool, error) {
+	var n int64
+	err := s.DB.WithContext(ctx).Model(&Session{}).
+		Where("user_id = ? AND family = ? AND revoked_at IS NULL AND expires_at > ?", userID, family, now).Limit(1).Count(&n).Error
+	return n > 0, err
+}

@@ -43,7 +43,11 @@ type Options struct {
 	AccessTTL  time.Duration // JWT lifetime (15 min)
 	RefreshTTL time.Duration // refresh token lifetime (30 days)
 	BcryptCost int           // bcrypt.DefaultCost
-	Now        func() time.Time
+	// RefreshGrace is how long after its rotation a refresh token presented again is only refused, not taken
+	// for a stolen copy (10 s): two tabs refreshing at once, or a retry after a lost answer, send the token
+	// that was just rotated, and must not log the user out everywhere. Negative: no grace.
+	RefreshGrace time.Duration
+	Now          func() time.Time
 }
 
 // Service is the account book.
@@ -78,6 +82,9 @@ func New(store *model.Store, c cache.Cache, b bus.Bus, keys *secret.Keyring, set
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+	if opt.RefreshGrace == 0 {
+		opt.RefreshGrace = 10 * time.Second
 	}
 	s := &Service{store: store, cache: c, bus: b, keys: keys, settings: settings, groups: groups, balances: balances, audit: a, opt: opt,
 		policy: newPasswordPolicy()}

@@ -109,7 +109,9 @@ func (s *Service) Refresh(ctx context.Context, refresh, ip string) (*Session, er
 	}
 	sess, err := s.store.RevokeSession(ctx, sha(refresh), s.opt.Now())
 	if errors.Is(err, model.ErrNotFound) {
-		s.reused(ctx, sha(refresh), ip)
+		if s.reused(ctx, sha(refresh), ip) {
+			return nil, apperr.New(http.StatusUnauthorized, CodeRefreshRotated)
+		}
 		return nil, apperr.New(http.StatusUnauthorized, "invalid_refresh")
 	} else if err != nil {
 		return nil, err
@@ -124,22 +126,36 @@ func (s *Service) Refresh(ctx context.Context, refresh, ip string) (*Session, er
 	return s.open(ctx, u, ip, sess.Family)
 }
 
-// reused revokes the family of a known refresh token that is no longer live (rotated or logged out).
-func (s *Service) reused(ctx context.Context, hash, ip string) {
+// CodeRefreshRotated refuses a refresh token that was rotated a moment ago (within Options.RefreshGrace): the
+// caller is most likely a second tab that raced the first, and its cookie jar already holds the successor, so
+// the console keeps the cookie and retries once instead of signing out.
+const CodeRefreshRotated = "refresh_rotated"
+
+// reused revokes the family of a known refresh token that is no longer live (rotated or logged out), unless
+// it was rotated within the grace window; it reports that case.
+func (s *Service) reused(ctx context.Context, hash, ip string) (justRotated bool) {
 	old, err := s.store.SessionByHash(ctx, hash)
 	if err != nil || old.RevokedAt == nil || !old.ExpiresAt.After(s.opt.Now()) {
-		return // unknown or merely expired: nothing was stolen
+		return false // unknown or merely expired: nothing was stolen
+	}
+	if old.Family != "" && s.opt.Now().Sub(*old.RevokedAt) < s.opt.RefreshGrace {
+		// Rotated a moment ago into a successor that is still live: a second tab or a retry, refused but not a
+		// theft. (Logged out a moment ago: the family has no live token, and the refusal is the usual one.)
+		if live, err := s.store.FamilyLive(ctx, old.UserID, old.Family, s.opt.Now()); err == nil && live {
+			return true
+		}
 	}
 	live, err := s.endFamily(ctx, old.UserID, old.Family)
 	if err != nil {
 		slog.Error("revoke refresh family", "user", old.UserID, "err", err)
-		return
+		return false
 	}
 	if live == 0 {
-		return // the family had already ended (logout, an earlier reuse): nothing new to report
+		return false // the family had already ended (logout, an earlier reuse): nothing new to report
 	}
 	s.audit.Record(ctx, audit.Actor{ID: old.UserID, IP: ip}, "user.refresh_reuse", strconv.FormatInt(old.UserID, 10),
 		map[string]string{"family": old.Family})
+	return false
 }
 
 // endFamily revokes a family's refresh tokens in SQL and its access JWTs in the cache (for as long as a JWT

@@ -63,6 +63,25 @@ describe('ApiClient', () => {
     expect(refreshes).toBe(1);
   });
 
+  it('retries the refresh once when another tab renewed the session a moment earlier', async () => {
+    let refreshes = 0;
+    const fetch = vi.fn(async (url: RequestInfo | URL, init?: RequestInit) => {
+      if (url === '/api/auth/refresh') {
+        refreshes++;
+        return refreshes === 1
+          ? json(401, { error: { code: 'refresh_rotated', message: 'renewed in another tab' } })
+          : json(200, session('fresh'));
+      }
+      const auth = (init?.headers as Record<string, string>).Authorization;
+      return auth === 'Bearer fresh' ? json(200, { ok: 1 }) : json(401, {});
+    });
+    const client = new ApiClient({ fetch });
+    client.setSession(session('stale'));
+    await expect(client.get('/a')).resolves.toEqual({ ok: 1 });
+    expect(refreshes).toBe(2);
+    expect(client.getToken()).toBe('fresh');
+  });
+
   it('signs out when the refresh fails and surfaces the original 401 message', async () => {
     const fetch = vi.fn(async (url: RequestInfo | URL) =>
       url === '/api/auth/refresh'

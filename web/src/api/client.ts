@@ -37,6 +37,16 @@ type SessionListener = (session: LoginResponse | null) => void;
 
 const REFRESH_PATH = '/api/auth/refresh';
 
+/** The console error code of a failed answer, or undefined when its body is not one. */
+async function errorCode(res: Response): Promise<string | undefined> {
+  try {
+    const body = (await res.clone().json()) as { error?: { code?: string } };
+    return body.error?.code;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The console's fetch client: adds the Bearer JWT, refreshes it once on a 401 through the
  * httpOnly refresh cookie, and turns error bodies into ApiError with the localized message.
@@ -86,7 +96,12 @@ export class ApiClient {
 
   private async doRefresh(): Promise<LoginResponse | null> {
     try {
-      const res = await this.send('POST', REFRESH_PATH, {});
+      let res = await this.send('POST', REFRESH_PATH, {});
+      if (res.status === 401 && (await errorCode(res)) === 'refresh_rotated') {
+        // Another tab renewed the session a moment ago; the cookie jar now holds the successor.
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        res = await this.send('POST', REFRESH_PATH, {});
+      }
       if (!res.ok) {
         this.setSession(null);
         return null;
