@@ -68,6 +68,8 @@ func readBody(c *gin.Context) ([]byte, *relayError) {
 			return nil, newErr(http.StatusBadRequest, string(se.Code), se.Key)
 		case se != nil && se.Code == bodyshape.TooDeep:
 			return nil, newErr(http.StatusBadRequest, string(se.Code), bodyshape.MaxDepth)
+		case se != nil && se.Code == bodyshape.TooManyKeys:
+			return nil, newErr(http.StatusBadRequest, string(se.Code), bodyshape.MaxKeys)
 		}
 		return nil, newErr(http.StatusBadRequest, "invalid_json")
 	}

@@ -19,14 +19,20 @@ import (
 // MaxDepth is the deepest nesting of objects and arrays accepted (the body object itself is level 1).
 const MaxDepth = 128
 
+// MaxKeys is the most keys accepted in an object whose keys are remembered (the body and stream_options).
+// No API has more than a few dozen top-level fields; remembering millions would cost seconds of CPU and
+// hundreds of MB for one request.
+const MaxKeys = 1024
+
 // Code is why a body was refused; the relay answers it as the error code of the same name.
 type Code string
 
 // Refusal codes.
 const (
-	InvalidJSON  Code = "invalid_json"  // not one well-formed JSON object
-	TooDeep      Code = "body_too_deep" // nested deeper than MaxDepth
-	DuplicateKey Code = "duplicate_key" // a key twice, or a variant of a field the gateway reads
+	InvalidJSON  Code = "invalid_json"       // not one well-formed JSON object
+	TooDeep      Code = "body_too_deep"      // nested deeper than MaxDepth
+	DuplicateKey Code = "duplicate_key"      // a key twice, or a variant of a field the gateway reads
+	TooManyKeys  Code = "body_too_many_keys" // more than MaxKeys keys in the body or stream_options
 )
 
 // Error is a refused body; Key is the offending key (unescaped) for DuplicateKey.
@@ -84,6 +90,14 @@ func (s *keySet) add(k string) bool {
 		}
 	}
 	return false
+}
+
+// len is how many keys are recorded.
+func (s *keySet) len() int {
+	if s.set != nil {
+		return len(s.set)
+	}
+	return len(s.list)
 }
 
 func (s *keySet) reset() { s.list, s.set = s.list[:0], nil }
@@ -217,12 +231,18 @@ func (s *scanner) member(depth int) error {
 	s.i++
 	switch {
 	case depth == 1:
+		if s.top.len() >= MaxKeys {
+			return &Error{Code: TooManyKeys}
+		}
 		k := key(raw, esc)
 		if variant(k, readFields[:]) || s.top.add(k) {
 			return &Error{Code: DuplicateKey, Key: k}
 		}
 		s.topKey = k
 	case depth == 2 && s.inOpts:
+		if s.opts.len() >= MaxKeys {
+			return &Error{Code: TooManyKeys}
+		}
 		k := key(raw, esc)
 		if variant(k, optionsRead[:]) || s.opts.add(k) {
 			return &Error{Code: DuplicateKey, Key: "stream_options." + k}
