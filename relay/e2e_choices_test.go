@@ -55,3 +55,31 @@ func TestChoices_HoldCoversEveryChoice(t *testing.T) {
 		s.topUp(s.alice.id, 600-s.liveBalance(s.alice.id))
 	}
 }
+
+// best_of on legacy completions makes the upstream generate (and bill) best_of candidates, of which n are
+// returned: the hold covers the larger, and best_of is range-checked as OpenAI does (0 … 20).
+func TestChoices_BestOfIsHeldAndRangeChecked(t *testing.T) {
+	t.Parallel()
+	s := newStandard(t, 600)
+	body := func(bestOf any) map[string]any {
+		return map[string]any{"model": "gpt-4o-mini", "prompt": "hi", "max_tokens": 100, "best_of": bestOf}
+	}
+	for _, v := range []any{-1, 21, 1000, "4", 2.5} {
+		if msg := openAIErr(t, s.call("POST", "/v1/completions", s.key.Key, body(v)), http.StatusBadRequest, "validation_failed"); !strings.Contains(msg, "best_of") {
+			t.Fatalf("best_of=%v: message %q does not name best_of", v, msg)
+		}
+	}
+	openAIErr(t, s.call("POST", "/v1/completions", s.key.Key, body(4)), http.StatusTooManyRequests, "insufficient_quota")
+	openAIErr(t, s.call("POST", "/v1/completions", s.key.Key, map[string]any{"model": "gpt-4o-mini", "prompt": "hi",
+		"max_tokens": 100, "best_of": 4, "n": 1}), http.StatusTooManyRequests, "insufficient_quota")
+	if c := s.oa.Count(); c != 0 {
+		t.Fatalf("upstream saw %d calls beyond the balance or out of range", c)
+	}
+	if a := s.call("POST", "/v1/completions", s.key.Key, body(1)); a.status != http.StatusOK {
+		t.Fatalf("best_of=1 within the balance: %d %s", a.status, a.body)
+	}
+	// On chat, best_of is not an OpenAI field: passed through unread.
+	if a := s.call("POST", "/v1/chat/completions", s.key.Key, chatBody("gpt-4o-mini", false, "best_of", 1000)); a.status != http.StatusOK {
+		t.Fatalf("chat with best_of: %d %s", a.status, a.body)
+	}
+}

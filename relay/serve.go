@@ -90,7 +90,7 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 		fail(c, rq.proto, rerr)
 		return
 	}
-	f, rerr := readFields(rq.body, ep == adaptor.ChatCompletions || ep == adaptor.Completions)
+	f, rerr := readFields(rq.body, ep == adaptor.ChatCompletions || ep == adaptor.Completions, ep == adaptor.Completions)
 	if rerr != nil {
 		fail(c, rq.proto, rerr)
 		return

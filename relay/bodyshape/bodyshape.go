@@ -52,9 +52,9 @@ func (e *Error) Error() string {
 // without an exact twin: relay/serve.go (model, stream, max_tokens, max_completion_tokens,
 // max_output_tokens, stream_options), relay/upstream.go (writes model and stream_options), service/sticky
 // (conversation, metadata, prompt_cache_key, user, safety_identifier, messages, input), service/tokencount
-// (messages, input, instructions, prompt, tools, functions, system), plus n, which multiplies the output an
-// upstream bills. Keep it in step with those readers.
-var readFields = [...]string{"model", "stream", "max_tokens", "max_completion_tokens", "max_output_tokens", "n",
+// (messages, input, instructions, prompt, tools, functions, system), plus n and best_of, which multiply the
+// output an upstream bills. Keep it in step with those readers.
+var readFields = [...]string{"model", "stream", "max_tokens", "max_completion_tokens", "max_output_tokens", "n", "best_of",
 	"stream_options", "tools", "functions", "messages", "input", "instructions", "prompt", "system",
 	"metadata", "user", "conversation", "prompt_cache_key", "safety_identifier"}
 

@@ -45,3 +45,10 @@ func TestCheck_RefusesTooManyKeys(t *testing.T) {
 		t.Fatalf("2.5M keys took %v to refuse", d)
 	}
 }
+
+// best_of multiplies what a completions upstream bills, so the gateway reads it: a case variant is refused.
+func TestCheck_BestOfVariantIsRefused(t *testing.T) {
+	if got, key := codeOf(Check([]byte(`{"model":"m","best_of":1,"Best_Of":20}`))); got != DuplicateKey || key != "Best_Of" {
+		t.Fatalf("code %q key %q, want duplicate_key Best_Of", got, key)
+	}
+}
