@@ -49,6 +49,7 @@ type loginKeys struct{ ip, user, wait string }
 
 func keysFor(username, ip string) loginKeys {
 	name := strings.ToLower(username)
+	ip = networkKey(ip)
 	return loginKeys{ip: "login:ip:" + ip, user: "login:user:" + name, wait: "login:wait:" + name + "|" + ip}
 }
 
