@@ -82,6 +82,7 @@ var catalog = map[Lang]map[string]string{
 		"body_too_deep":        "The request body is nested deeper than %d levels.",
 		"duplicate_key":        "The key %q appears more than once in the request body (keys are compared after JSON unescaping, and fields the gateway reads in any letter case).",
 		"model_wrong_endpoint": "The model %q is not served on %s; call it on %s.",
+		"body_too_many_keys":   "The request body has more than %d top-level keys.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -163,5 +164,6 @@ var catalog = map[Lang]map[string]string{
 		"body_too_deep":        "请求体的嵌套超过了 %d 层。",
 		"duplicate_key":        "请求体中的键 %q 出现了不止一次（键在 JSON 反转义后比较，网关读取的字段不区分大小写）。",
 		"model_wrong_endpoint": "模型 %q 不在 %s 上提供，请改用 %s。",
+		"body_too_many_keys":   "请求体的顶层键超过了 %d 个。",
 	},
 }

@@ -54,9 +54,13 @@ func TestUserLogs_ShowNoUpstreamTextTheUserWasNotSent(t *testing.T) {
 	}
 	w.waitLogs(3, "user_id = ?", alice.id)
 
-	// The admin view keeps everything, upstream text included.
+	// The admin view keeps everything, upstream text included, except the channel's own key, which the
+	// gateway masks wherever an upstream echoes it.
 	admin := w.root.Do("GET", "/api/admin/logs?"+url.Values{"user_id": {strconv.FormatInt(alice.id, 10)}}.Encode(), nil)
-	for _, want := range []string{secret, shownText, "hidden-openai-channel", "hidden-anthropic-channel",
+	if strings.Contains(string(admin.Body), secret) {
+		t.Fatalf("admin logs hold the channel's key in clear: %s", admin.Body)
+	}
+	for _, want := range []string{"internal failure; request headers were: Authorization: Bearer sk-upst****9c2e", shownText, "hidden-openai-channel", "hidden-anthropic-channel",
 		"claude-internal-mapped-model", `"attempts":[{`, `"channel_id":` + strconv.FormatInt(oaID, 10)} {
 		if !strings.Contains(string(admin.Body), want) {
 			t.Fatalf("admin logs lack %q: %s", want, admin.Body)

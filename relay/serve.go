@@ -68,6 +68,8 @@ func readBody(c *gin.Context) ([]byte, *relayError) {
 			return nil, newErr(http.StatusBadRequest, string(se.Code), se.Key)
 		case se != nil && se.Code == bodyshape.TooDeep:
 			return nil, newErr(http.StatusBadRequest, string(se.Code), bodyshape.MaxDepth)
+		case se != nil && se.Code == bodyshape.TooManyKeys:
+			return nil, newErr(http.StatusBadRequest, string(se.Code), bodyshape.MaxKeys)
 		}
 		return nil, newErr(http.StatusBadRequest, "invalid_json")
 	}
@@ -88,7 +90,7 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 		fail(c, rq.proto, rerr)
 		return
 	}
-	f, rerr := readFields(rq.body)
+	f, rerr := readFields(rq.body, ep == adaptor.ChatCompletions || ep == adaptor.Completions, ep == adaptor.Completions)
 	if rerr != nil {
 		fail(c, rq.proto, rerr)
 		return
@@ -120,7 +122,7 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 	}
 	defer release()
 	if rq.billable() {
-		hold := r.estimate(rq, f.maxOut)
+		hold := r.estimate(rq, f.maxOut, f.choices)
 		if r.Headroom != nil && r.Headroom.Ample(rq, hold) {
 			rq.pending = make(chan *relayError, 1)
 			ctx := context.WithoutCancel(c.Request.Context())
@@ -164,14 +166,15 @@ func (r *Relay) candidates(group string, rq *request) []*channel.Channel {
 }
 
 // estimate is the hold: a generous prompt estimate from the body size (no tokenizer on the hot path) plus
-// max_tokens, or the configured output cap, at the output price.
-func (r *Relay) estimate(rq *request, maxOut int64) int64 {
+// max_tokens, or the configured output cap, at the output price, once per choice (n).
+func (r *Relay) estimate(rq *request, maxOut, choices int64) int64 {
 	est := pricing.Usage{Input: int64(len(rq.body))/3 + 16}
 	if rq.ep != adaptor.Embeddings {
 		est.Output = maxOut
 		if est.Output <= 0 {
 			est.Output = int64(r.Settings.Get().EstimateOutputTokens)
 		}
+		est.Output *= choices // ≤ 10^7 × 128: no overflow, and Cost clamps the product with the price
 	}
 	return pricing.Cost(rq.price, rq.ratio, est)
 }

@@ -148,6 +148,7 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, ch *ch
 	}
 	if resp.StatusCode >= 300 {
 		b, _ := io.ReadAll(io.LimitReader(x, 1<<20))
+		b = scrubSecrets(ch, b) // before the body reaches the caller, the logs or the key's health record
 		f := classifyStatus(resp.StatusCode, b, resp.Header, r.Settings.Get().ErrorRules)
 		x.close()
 		return nil, f

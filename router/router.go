@@ -46,6 +46,7 @@ func New(h Handlers) *gin.Engine {
 	}
 	// Security first, so that every answer carries its headers, even a recovered panic.
 	r.Use(middleware.Security(h.Trusted))
+	r.Use(middleware.BodyDeadline(middleware.BodyIdleTimeout, middleware.BodyTotalTimeout))
 	r.Use(middleware.RequestIDs(), middleware.Recovery(), middleware.AccessLog()) // the locale is read lazily by Lang
 
 	r.GET("/healthz", h.Status.Healthz)

@@ -19,14 +19,20 @@ import (
 // MaxDepth is the deepest nesting of objects and arrays accepted (the body object itself is level 1).
 const MaxDepth = 128
 
+// MaxKeys is the most keys accepted in an object whose keys are remembered (the body and stream_options).
+// No API has more than a few dozen top-level fields; remembering millions would cost seconds of CPU and
+// hundreds of MB for one request.
+const MaxKeys = 1024
+
 // Code is why a body was refused; the relay answers it as the error code of the same name.
 type Code string
 
 // Refusal codes.
 const (
-	InvalidJSON  Code = "invalid_json"  // not one well-formed JSON object
-	TooDeep      Code = "body_too_deep" // nested deeper than MaxDepth
-	DuplicateKey Code = "duplicate_key" // a key twice, or a variant of a field the gateway reads
+	InvalidJSON  Code = "invalid_json"       // not one well-formed JSON object
+	TooDeep      Code = "body_too_deep"      // nested deeper than MaxDepth
+	DuplicateKey Code = "duplicate_key"      // a key twice, or a variant of a field the gateway reads
+	TooManyKeys  Code = "body_too_many_keys" // more than MaxKeys keys in the body or stream_options
 )
 
 // Error is a refused body; Key is the offending key (unescaped) for DuplicateKey.
@@ -47,9 +53,9 @@ func (e *Error) Error() string {
 // without an exact twin: relay/fields.go (model, stream, max_tokens, max_completion_tokens,
 // max_output_tokens, stream_options), relay/upstream.go (writes model and stream_options), service/sticky
 // (conversation, metadata, prompt_cache_key, user, safety_identifier, messages, input), service/tokencount
-// (messages, input, instructions, prompt, tools, functions, system), plus n, which multiplies the output an
-// upstream bills. Keep it in step with those readers.
-var readFields = [...]string{"model", "stream", "max_tokens", "max_completion_tokens", "max_output_tokens", "n",
+// (messages, input, instructions, prompt, tools, functions, system), plus n and best_of, which multiply the
+// output an upstream bills. Keep it in step with those readers.
+var readFields = [...]string{"model", "stream", "max_tokens", "max_completion_tokens", "max_output_tokens", "n", "best_of",
 	"stream_options", "tools", "functions", "messages", "input", "instructions", "prompt", "system",
 	"metadata", "user", "conversation", "prompt_cache_key", "safety_identifier"}
 
@@ -85,6 +91,14 @@ func (s *keySet) add(k string) bool {
 		}
 	}
 	return false
+}
+
+// len is how many keys are recorded.
+func (s *keySet) len() int {
+	if s.set != nil {
+		return len(s.set)
+	}
+	return len(s.list)
 }
 
 func (s *keySet) reset() { s.list, s.set = s.list[:0], nil }
@@ -218,12 +232,18 @@ func (s *scanner) member(depth int) error {
 	s.i++
 	switch {
 	case depth == 1:
+		if s.top.len() >= MaxKeys {
+			return &Error{Code: TooManyKeys}
+		}
 		k := key(raw, esc)
 		if variant(k, readFields[:]) || s.top.add(k) {
 			return &Error{Code: DuplicateKey, Key: k}
 		}
 		s.topKey = k
 	case depth == 2 && s.inOpts:
+		if s.opts.len() >= MaxKeys {
+			return &Error{Code: TooManyKeys}
+		}
 		k := key(raw, esc)
 		if variant(k, optionsRead[:]) || s.opts.add(k) {
 			return &Error{Code: DuplicateKey, Key: "stream_options." + k}

@@ -118,6 +118,10 @@ func (s *Service) AdjustQuota(ctx context.Context, actor *model.User, ip string,
 	if err != nil {
 		return nil, err
 	}
+	// The same rule as Update: a non-root admin may not drain (or fund) root or a fellow admin.
+	if u.IsAdmin() && actor.Role != model.RoleRoot && actor.ID != u.ID {
+		return nil, apperr.ErrForbidden
+	}
 	if delta < 0 && u.Quota+delta < 0 {
 		return nil, apperr.New(http.StatusBadRequest, "quota_underflow")
 	}

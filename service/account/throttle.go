@@ -56,6 +56,7 @@ func keysFor(username, ip string) loginKeys {
 		username = username[:maxLoginName]
 	}
 	name := strings.ToLower(username)
+	ip = networkKey(ip)
 	return loginKeys{ip: "login:ip:" + ip, user: "login:user:" + name, wait: "login:wait:" + name + "|" + ip}
 }
 
