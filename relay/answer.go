@@ -144,6 +144,11 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 		}
 		ended = terminal(rq.ep, name, data)
 		upstreamErr := isErrorEvent(name, data)
+		if upstreamErr {
+			// An upstream that echoes request headers in its errors must not hand the channel's credentials to
+			// the caller or the logs (the same masking as for error answers, see scrubSecrets).
+			ev, data = scrubSecrets(out.ch, ev), scrubSecrets(out.ch, data)
+		}
 		if !committed {
 			if upstreamErr { // nothing sent yet: another channel may still answer
 				f := &failure{class: eventClass(data), status: http.StatusBadGateway, body: append([]byte(nil), data...)}

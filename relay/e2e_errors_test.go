@@ -277,3 +277,32 @@ func TestClassify_AdminRulesKeepWorkingWhereMeant(t *testing.T) {
 		t.Fatalf("403 suspended classed %q, want auth", l.Attempts.V[0].Class)
 	}
 }
+
+// An upstream that echoes the request's headers in an error event inside a stream (some proxies and
+// self-hosted servers do) must not hand the channel's key to the caller or the logs, before or after the
+// stream is committed: the event is masked like an error answer (each channel masks its own credentials).
+func TestStream_UpstreamErrorEventIsScrubbedOfTheChannelsKey(t *testing.T) {
+	t.Parallel()
+	const oaKey, anKey = "sk-upstream-openai-0001", "sk-ant-upstream-0001"
+	echo := "upstream failed; request had Authorization: Bearer " + oaKey + " and x-api-key: " + anKey
+	for _, after := range []int{2, 0} { // mid-stream, and as the very first event (a failed attempt)
+		s := newStandard(t, 1_000_000, relaytest.Fail(relaytest.Fault{Kind: relaytest.FaultStreamError, AfterChunks: after, Message: echo}))
+		for _, c := range []struct{ path, model, own string }{
+			{"/v1/chat/completions", "gpt-4o-mini", oaKey}, {"/v1/messages", "claude-sonnet-4-5", anKey},
+		} {
+			body := chatBody(c.model, true)
+			if c.path == "/v1/messages" {
+				body = messagesBody(c.model, true)
+			}
+			res, evs, id := s.stream(c.path, s.key.Key, body)
+			seen := fmt.Sprint(evs)
+			if strings.Contains(seen, c.own) {
+				t.Fatalf("after %d, %s: the caller got the channel key (%d): %s", after, c.path, res.StatusCode, seen)
+			}
+			l := s.logOf(id)
+			if strings.Contains(l.Error, c.own) || l.Status != "error" {
+				t.Fatalf("after %d, %s: log %s %q keeps the channel key", after, c.path, l.Status, l.Error)
+			}
+		}
+	}
+}

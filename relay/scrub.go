@@ -15,8 +15,8 @@ const minSecret = 8
 // scrubSecrets replaces the channel's credentials (its keys and header_override values, and the token of a
 // "Bearer …" value) in an upstream error body with their masks. Some upstreams (proxies, self-hosted
 // OpenAI-compatible servers) echo the request's headers in their errors, and a client error is passed to the
-// caller as the upstream wrote it and kept in the logs. Only error bodies pass here, so the cost is off the
-// hot path.
+// caller as the upstream wrote it and kept in the logs. Only error bodies and in-stream error events pass here,
+// so the cost is off the hot path.
 func scrubSecrets(ch *channel.Channel, body []byte) []byte {
 	if ch == nil || len(body) == 0 {
 		return body

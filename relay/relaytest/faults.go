@@ -125,7 +125,8 @@ func HangAfter(n int) Fault { return Fault{Kind: FaultHang, AfterChunks: n} }
 // InvalidJSON answers 200 with a broken JSON body (a garbled first data event for streams).
 func InvalidJSON() Fault { return Fault{Kind: FaultInvalidJSON} }
 
-// StreamError sends the protocol's in-stream error event after n content deltas and ends the stream.
+// StreamError sends the protocol's in-stream error event after n content deltas and ends the stream (its
+// Message, when set, replaces the vendor's text).
 func StreamError(n int) Fault { return Fault{Kind: FaultStreamError, AfterChunks: n} }
 
 // ResponseFailed ends a Responses stream with response.failed after n content deltas (error code code, or
@@ -259,16 +260,25 @@ func errorBody(p protocol, s errorShape, msg, reqID string) []byte {
 	return b
 }
 
-// streamErrorEvent is the in-stream error frame of protocol p.
-func streamErrorEvent(p protocol, seq int) []byte {
+// streamErrorEvent is the in-stream error frame of protocol p; msg, when set, replaces the vendor's message.
+func streamErrorEvent(p protocol, seq int, msg string) []byte {
+	text := func(def string) string {
+		if msg == "" {
+			msg = def
+		}
+		b, _ := json.Marshal(msg)
+		return string(b)
+	}
 	switch p {
 	case protoAnthropic:
-		return []byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")
+		return []byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":" + text("Overloaded") + "}}\n\n")
 	case protoResponses:
-		return []byte("event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"The server had an error while processing your request.\",\"param\":null,\"sequence_number\":" +
+		return []byte("event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":" +
+			text("The server had an error while processing your request.") + ",\"param\":null,\"sequence_number\":" +
 			strconv.Itoa(seq) + "}\n\n")
 	}
-	return []byte("data: {\"error\":{\"message\":\"The server had an error while processing your request. Sorry about that!\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n")
+	return []byte("data: {\"error\":{\"message\":" + text("The server had an error while processing your request. Sorry about that!") +
+		",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n")
 }
 
 // garbledEvent is a data event whose JSON is cut short.

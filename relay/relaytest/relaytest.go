@@ -360,11 +360,11 @@ func (c *call) strike(f *Fault, send func([]byte) bool) bool {
 		c.hang()
 		return false
 	case FaultStreamError:
-		send(streamErrorEvent(c.p, 0))
+		send(streamErrorEvent(c.p, 0, f.Message))
 		return false
 	case FaultResponseFailed:
 		if c.p != protoResponses {
-			send(streamErrorEvent(c.p, 0))
+			send(streamErrorEvent(c.p, 0, f.Message))
 			return false
 		}
 		code := f.Code
