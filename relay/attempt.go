@@ -30,7 +30,6 @@ type attemptState struct {
 	last      *failure
 	lastCh    *channel.Channel
 	preferred int64 // the sticky channel, tried first while healthy
-	cut       bool  // a request budget (rq.limits) ended the attempts: last is its 504
 }
 
 // deadlines are a request's time budgets across all of its attempts (a zero time: no budget). Each attempt's
@@ -250,7 +249,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 	rq.limits = newDeadlines(rq.start, r.Settings.Get())
 	for {
 		if cause := rq.limits.expired(time.Now()); cause != nil {
-			st.last, st.cut = budgetFailure(cause), true
+			st.last = budgetFailure(cause)
 			break
 		}
 		ch, k, probe, ok := r.pick(cands, st, rq.model)
@@ -300,7 +299,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		r.Health.Record(o)
 		if cut {
 			st.attempts = append(st.attempts, a)
-			st.last, st.lastCh, st.cut = budgetFailure(f.err), ch, true
+			st.last, st.lastCh = budgetFailure(f.err), ch
 			break
 		}
 		if f.class == ClassAuth || f.class == ClassUpstreamQuota {
@@ -317,10 +316,6 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		st.budget--
 	}
 	out := r.failed(c, rq, st)
-	if st.cut {
-		// failed() answered the budget's own 504; the log says what it was: a timeout, nothing delivered.
-		out.class, out.errMsg, out.errCode = ClassTimeout, st.last.err.Error(), st.last.local.code
-	}
 	out.sticky = stickyNote(nil)
 	return out
 }
@@ -356,8 +351,13 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	}
 	out.class, out.errMsg = f.class, f.message()
 	if f.local != nil {
+		// The gateway's own answer: a budget's 504 keeps its class (timeout) and cause for the log; a refused
+		// overlapped reservation has no class and leaves no log row (finish).
 		fail(c, rq.proto, f.local)
-		out.status, out.class, out.errMsg, out.errCode = f.local.status, ClassNone, f.local.code, f.local.code
+		out.status, out.errCode = f.local.status, f.local.code
+		if f.err == nil {
+			out.class, out.errMsg = ClassNone, f.local.code
+		}
 		return out
 	}
 	if f.class == ClassCanceled {

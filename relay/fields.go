@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -50,29 +51,38 @@ func readFields(body []byte, withN, withBestOf bool) (fields, *relayError) {
 	}
 	f.stream, f.includeUsage = r[1].Type == gjson.True, r[2].Type == gjson.True
 	for i, name := range [...]string{"max_tokens", "max_completion_tokens", "max_output_tokens"} {
-		v := r[3+i]
-		if !v.Exists() || v.Type == gjson.Null {
-			continue
-		}
-		n, err := strconv.ParseInt(v.Raw, 10, 64)
-		if v.Type != gjson.Number || err != nil || n < 1 || n > MaxOutputTokens {
-			return f, newErr(http.StatusBadRequest, "validation_failed", name, "must be an integer from 1 to 10000000")
+		n, rerr := intField(r[3+i], name, 1, MaxOutputTokens)
+		if rerr != nil {
+			return f, rerr
 		}
 		f.maxOut = max(f.maxOut, n)
 	}
-	if v := r[6]; withN && v.Exists() && v.Type != gjson.Null {
-		n, err := strconv.ParseInt(v.Raw, 10, 64)
-		if v.Type != gjson.Number || err != nil || n < 1 || n > MaxChoices {
-			return f, newErr(http.StatusBadRequest, "validation_failed", "n", "must be an integer from 1 to 128")
+	if withN {
+		n, rerr := intField(r[6], "n", 1, MaxChoices)
+		if rerr != nil {
+			return f, rerr
 		}
-		f.choices = n
+		f.choices = max(f.choices, n)
 	}
-	if v := r[7]; withBestOf && v.Exists() && v.Type != gjson.Null {
-		n, err := strconv.ParseInt(v.Raw, 10, 64)
-		if v.Type != gjson.Number || err != nil || n < 0 || n > MaxBestOf {
-			return f, newErr(http.StatusBadRequest, "validation_failed", "best_of", "must be an integer from 0 to 20")
+	if withBestOf {
+		n, rerr := intField(r[7], "best_of", 0, MaxBestOf)
+		if rerr != nil {
+			return f, rerr
 		}
 		f.choices = max(f.choices, n)
 	}
 	return f, nil
+}
+
+// intField reads an optional integer field in lo … hi: 0 when absent or null, a 400 naming the field when it
+// is not an integer in range.
+func intField(v gjson.Result, name string, lo, hi int64) (int64, *relayError) {
+	if !v.Exists() || v.Type == gjson.Null {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v.Raw, 10, 64)
+	if v.Type != gjson.Number || err != nil || n < lo || n > hi {
+		return 0, newErr(http.StatusBadRequest, "validation_failed", name, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
+	}
+	return n, nil
 }

@@ -71,14 +71,21 @@ func New(d Deps) *Relay {
 
 // Register adds the /v1 routes to the engine.
 func (r *Relay) Register(e *gin.Engine) {
-	v1 := e.Group("/v1")
-	v1.POST("/chat/completions", r.handler(adaptor.ChatCompletions))
-	v1.POST("/completions", r.handler(adaptor.Completions))
-	v1.POST("/embeddings", r.handler(adaptor.Embeddings))
-	v1.POST("/responses", r.handler(adaptor.Responses))
-	v1.POST("/messages", r.handler(adaptor.Messages))
-	v1.POST("/messages/count_tokens", r.handler(adaptor.CountTokens))
-	v1.GET("/models", r.models)
+	for ep, path := range routes {
+		e.POST(path, r.handler(adaptor.Endpoint(ep)))
+	}
+	e.GET("/v1/models", r.models)
+}
+
+// routes are the public paths of the relay endpoints, indexed by adaptor.Endpoint: Register serves them and
+// refusals name them (unserved.go).
+var routes = [...]string{
+	adaptor.ChatCompletions: "/v1/chat/completions",
+	adaptor.Completions:     "/v1/completions",
+	adaptor.Embeddings:      "/v1/embeddings",
+	adaptor.Responses:       "/v1/responses",
+	adaptor.Messages:        "/v1/messages",
+	adaptor.CountTokens:     "/v1/messages/count_tokens",
 }
 
 func (r *Relay) handler(ep adaptor.Endpoint) gin.HandlerFunc {

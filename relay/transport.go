@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -28,14 +27,11 @@ func NewTransport() *http.Transport {
 
 // NewClient is the upstream HTTP client: the shared transport, and redirects are never followed. A 3xx
 // from an upstream API is not an answer: following it would re-send the caller's body (and the channel's
-// key and override headers, for a same-host redirect) wherever the upstream points. send treats it as a
-// bad reply instead.
+// key and override headers, for a same-host redirect) wherever the upstream points. classifyStatus makes it
+// a bad reply instead.
 func NewClient() *http.Client {
 	return &http.Client{Transport: NewTransport(), CheckRedirect: refuseRedirect}
 }
-
-// errRedirect marks an attempt whose upstream answered with a redirect (a bad_reply; the Location is logged).
-var errRedirect = errors.New("upstream redirect not followed")
 
 // refuseRedirect hands the 3xx answer itself back to the caller (http.ErrUseLastResponse).
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

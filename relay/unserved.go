@@ -8,9 +8,6 @@ import (
 	"tollgate/relay/adaptor"
 )
 
-// routes are the public paths of the relay endpoints, in Endpoint order (see Register).
-var routes = [...]string{"/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses", "/v1/messages", "/v1/messages/count_tokens"}
-
 // unserved explains why no enabled channel serves the model on this endpoint for the group. Channels of
 // this endpoint that serve it but are disabled (or keyless) right now: 503 no_channel, worth retrying.
 // Channels of other endpoints only (a claude-* model called on /v1/chat/completions): 404

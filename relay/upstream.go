@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -140,13 +139,8 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, ch *ch
 	x.resp = resp
 	x.idleT = time.AfterFunc(x.idle, func() { cancel(errIdleTimeout) })
 	x.timers = append(x.timers, x.idleT)
-	if resp.StatusCode >= 300 && resp.StatusCode < 400 { // the client does not follow redirects (NewClient)
-		f := &failure{class: ClassBadReply, status: resp.StatusCode, header: resp.Header,
-			err: fmt.Errorf("%w: %d to %q", errRedirect, resp.StatusCode, resp.Header.Get("Location"))}
-		x.close()
-		return nil, f
-	}
-	if resp.StatusCode >= 300 {
+	if resp.StatusCode >= 300 { // a 3xx too: the client does not follow redirects (NewClient); classify says bad_reply
+
 		b, _ := io.ReadAll(io.LimitReader(x, 1<<20))
 		b = scrubSecrets(ch, b) // before the body reaches the caller, the logs or the key's health record
 		f := classifyStatus(resp.StatusCode, b, resp.Header, r.Settings.Get().ErrorRules)
