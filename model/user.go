@@ -50,15 +50,10 @@ func (u *User) BeforeCreate(*gorm.DB) error {
 	return nil
 }
 
-// RoleRank orders roles (user < admin < root) for "may act on" checks.
-func RoleRank(role string) int {
-	switch role {
-	case RoleRoot:
-		return 2
-	case RoleAdmin:
-		return 1
-	}
-	return 0
+// ManagedBy reports whether an admin actor may act on u (its profile, balance or keys): root acts on
+// everyone, anyone on themselves, other admins only on users without admin rights.
+func (u *User) ManagedBy(actor *User) bool {
+	return !u.IsAdmin() || actor.Role == RoleRoot || actor.ID == u.ID
 }
 
 // IsAdmin reports whether the user has admin rights.

@@ -48,7 +48,7 @@ func (s *Service) Update(ctx context.Context, actor *model.User, ip string, id i
 	if err != nil {
 		return nil, err
 	}
-	if u.IsAdmin() && actor.Role != model.RoleRoot && actor.ID != u.ID {
+	if !u.ManagedBy(actor) {
 		return nil, apperr.ErrForbidden
 	}
 	fields := map[string]any{}
@@ -119,7 +119,7 @@ func (s *Service) AdjustQuota(ctx context.Context, actor *model.User, ip string,
 		return nil, err
 	}
 	// The same rule as Update: a non-root admin may not drain (or fund) root or a fellow admin.
-	if u.IsAdmin() && actor.Role != model.RoleRoot && actor.ID != u.ID {
+	if !u.ManagedBy(actor) {
 		return nil, apperr.ErrForbidden
 	}
 	if delta < 0 && u.Quota+delta < 0 {

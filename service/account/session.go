@@ -183,18 +183,20 @@ func revokedKey(family string) string { return "sessrev:" + family }
 // Logout ends the session of the refresh token and of the access JWT (either may be empty or invalid; unknown
 // ones are ignored): both the refresh family and its JWTs stop working on every node.
 func (s *Service) Logout(ctx context.Context, refresh, access string) error {
+	ended := "" // the cookie's family: usually the JWT's too, and ended once
 	if refresh != "" {
 		sess, err := s.store.SessionByHash(ctx, sha(refresh))
 		if err == nil {
 			if _, err := s.endFamily(ctx, sess.UserID, sess.Family); err != nil {
 				return err
 			}
+			ended = sess.Family
 		} else if !errors.Is(err, model.ErrNotFound) {
 			return err
 		}
 	}
 	if access != "" {
-		if c, err := s.parse(access); err == nil && c.Sid != "" {
+		if c, err := s.parse(access); err == nil && c.Sid != "" && c.Sid != ended {
 			if id, err := strconv.ParseInt(c.Subject, 10, 64); err == nil {
 				_, err := s.endFamily(ctx, id, c.Sid)
 				return err

@@ -10,12 +10,6 @@ import (
 	"tollgate/service/audit"
 )
 
-// mayAct reports whether actor may act on keys owned by owner: root on every key, anyone on their own, and
-// an admin only on keys of users of a lower role (not another admin's, not root's).
-func mayAct(actor, owner *model.User) bool {
-	return actor.Role == model.RoleRoot || actor.ID == owner.ID || model.RoleRank(actor.Role) > model.RoleRank(owner.Role)
-}
-
 // SetStatus lets an admin enable or disable a key. A key the admin disables is marked admin_disabled: its
 // owner cannot enable it again; an admin's enable clears the mark. Every change is audited.
 func (s *Service) SetStatus(ctx context.Context, actor *model.User, ip string, id int64, status string) (*View, error) {
@@ -30,7 +24,7 @@ func (s *Service) SetStatus(ctx context.Context, actor *model.User, ip string, i
 	if err != nil {
 		return nil, err
 	}
-	if !mayAct(actor, owner) {
+	if !owner.ManagedBy(actor) {
 		return nil, apperr.New(http.StatusForbidden, "key_owner_protected")
 	}
 	before := map[string]any{"status": t.Status, "admin_disabled": t.AdminDisabled}
