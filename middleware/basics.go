@@ -52,7 +52,7 @@ func RequestIDs() gin.HandlerFunc {
 		id := NewRequestID()
 		c.Set(keyRequestID, id)
 		c.Header(RequestIDHeader, id)
-		if cid := SanitizeClientRequestID(c.GetHeader(ClientRequestIDHeader)); cid != "" {
+		if cid := sanitizeClientRequestID(c.GetHeader(ClientRequestIDHeader)); cid != "" {
 			c.Set(keyClientRequestID, cid)
 			c.Header(ClientRequestIDHeader, cid)
 		}
@@ -60,9 +60,9 @@ func RequestIDs() gin.HandlerFunc {
 	}
 }
 
-// SanitizeClientRequestID keeps the printable ASCII of a caller's request id (no spaces or quotes, which
+// sanitizeClientRequestID keeps the printable ASCII of a caller's request id (no spaces or quotes, which
 // would break log lines and headers), at most 64 bytes.
-func SanitizeClientRequestID(v string) string {
+func sanitizeClientRequestID(v string) string {
 	keep := func(ch byte) bool { return ch > ' ' && ch < 0x7f && ch != '"' && ch != '\\' }
 	clean := len(v) <= maxClientRequestID
 	for i := 0; i < len(v) && clean; i++ {

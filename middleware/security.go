@@ -10,12 +10,12 @@ import (
 
 const keyHTTPS = "tg.https"
 
-// ConsoleCSP is the Content-Security-Policy of the console's HTML. The Vite build loads every script and
+// consoleCSP is the Content-Security-Policy of the console's HTML. The Vite build loads every script and
 // stylesheet from our own origin (no inline script), so scripts are 'self' only. Styles need 'unsafe-inline':
 // Ant Design's CSS-in-JS inserts <style> elements at run time and antd and ECharts set style attributes; a
 // stylesheet cannot run code, so this keeps script injection closed. Images allow data: URIs (antd's inline
 // SVG placeholders) and ECharts draws on canvas (no blob: or worker needed).
-const ConsoleCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+const consoleCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
 	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'"
 
@@ -60,7 +60,7 @@ func Security(trustedProxies []string) gin.HandlerFunc {
 }
 
 // SetConsoleCSP replaces the default policy with the console's before its HTML is served.
-func SetConsoleCSP(c *gin.Context) { c.Writer.Header().Set("Content-Security-Policy", ConsoleCSP) }
+func SetConsoleCSP(c *gin.Context) { c.Writer.Header().Set("Content-Security-Policy", consoleCSP) }
 
 // HTTPS reports whether the request reached Tollgate over HTTPS (see Security).
 func HTTPS(c *gin.Context) bool { return c.GetBool(keyHTTPS) }

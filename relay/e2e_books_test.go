@@ -283,7 +283,7 @@ func TestBooks_GracefulShutdownWithStreamsInFlight(t *testing.T) {
 	t.Parallel()
 	env := apptest.NewEnv(t)
 	node := env.Start(t)
-	w := &world{t: t, node: node, root: node.Root(t)}
+	w := worldOn(t, node)
 	// Streams of ~1.5 s: all of them are still running when the shutdown starts, even on a busy machine.
 	oa := fake(t, relaytest.WithChunks(60), relaytest.WithChunkDelay(25*time.Millisecond))
 	an := fake(t, relaytest.WithChunks(60), relaytest.WithChunkDelay(25*time.Millisecond))
@@ -328,7 +328,7 @@ func TestBooks_GracefulShutdownWithStreamsInFlight(t *testing.T) {
 	}
 	// A new node on the same database (and Redis) reads the books.
 	next := env.Start(t)
-	w2 := &world{t: t, node: next, root: next.Root(t)}
+	w2 := worldOn(t, next)
 	rows := w2.logs("user_id = ?", u.id)
 	if len(rows) != n {
 		t.Fatalf("%d log rows after the restart, want %d", len(rows), n)

@@ -17,12 +17,12 @@ func TestKeyGroup_RevokedWhenTheOwnerLeavesIt(t *testing.T) {
 	t.Parallel()
 	env := apptest.NewEnv(t)
 	a := env.Start(t)
-	w := &world{t: t, node: a, root: a.Root(t)}
+	w := worldOn(t, a)
 	// On MariaDB + Redis a second node must refuse the key as soon as the change reaches it through the bus.
 	other := w
 	if env.Shape == "mysql" {
 		b := env.Start(t)
-		other = &world{t: t, node: b, root: b.Root(t)}
+		other = worldOn(t, b)
 	}
 	oa, an := fake(t), fake(t)
 	r := w.root.Do("POST", "/api/admin/groups", map[string]any{"name": "vip", "ratio": "0.5"})

@@ -28,7 +28,7 @@ func (w *world) channelHeaders(id int64) map[string]string {
 func TestHeaderOverride_SealedAtRest_MaskedInAPI_MaskRoundTripKeepsValue(t *testing.T) {
 	e := apptest.NewEnv(t)
 	n := e.Start(t)
-	w := &world{t: t, node: n, root: n.Root(t)}
+	w := worldOn(t, n)
 	w.prices()
 	p := w.user("hana", 1_000_000)
 	key := w.key(p, nil)
@@ -82,7 +82,7 @@ func TestHeaderOverride_SealedAtRest_MaskedInAPI_MaskRoundTripKeepsValue(t *test
 func TestHeaderOverride_ClearRowsFromBeforeSealing_WorkAndAreSealedAtStart(t *testing.T) {
 	e := apptest.NewEnv(t)
 	n1 := e.Start(t)
-	w := &world{t: t, node: n1, root: n1.Root(t)}
+	w := worldOn(t, n1)
 	w.prices()
 	p := w.user("ines", 1_000_000)
 	key := w.key(p, nil)
@@ -101,7 +101,7 @@ func TestHeaderOverride_ClearRowsFromBeforeSealing_WorkAndAreSealedAtStart(t *te
 
 	// The upgraded node seals the row at start and relays with the clear value.
 	n2 := e.Start(t)
-	w = &world{t: t, node: n2, root: n2.Root(t)}
+	w = worldOn(t, n2)
 	if a := w.call("POST", "/v1/chat/completions", key.Key, chatBody("gpt-4o-mini", false)); a.status != http.StatusOK {
 		t.Fatalf("relay after upgrade: %d %s", a.status, a.body)
 	}

@@ -36,7 +36,12 @@ func newWorld(t testing.TB, opts ...func(*apptest.Env)) *world {
 	for _, o := range opts {
 		o(e)
 	}
-	n := e.Start(t)
+	return worldOn(t, e.Start(t))
+}
+
+// worldOn is a world on a node the test started itself (a second node, or one restarted on the same env).
+func worldOn(t testing.TB, n *apptest.Node) *world {
+	t.Helper()
 	return &world{t: t, node: n, root: n.Root(t)}
 }
 

@@ -2,7 +2,6 @@ package relay_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -27,15 +26,8 @@ func TestStream_MultiLineDataEventPassesThroughUnchanged(t *testing.T) {
 	w.prices()
 	p := w.user("alice", 1_000_000)
 	k := w.key(p, nil)
-	req, _ := w.newRequest(context.Background(), "POST", "/v1/chat/completions", k.Key,
-		chatBody("gpt-4o-mini", true, "stream_options", map[string]any{"include_usage": true}))
-	res, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	got, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusOK || !bytes.Equal(got, []byte(events)) {
-		t.Fatalf("client got %d %q, want the upstream's events unchanged %q", res.StatusCode, got, events)
+	a := w.call("POST", "/v1/chat/completions", k.Key, chatBody("gpt-4o-mini", true, "stream_options", map[string]any{"include_usage": true}))
+	if a.status != http.StatusOK || !bytes.Equal(a.body, []byte(events)) {
+		t.Fatalf("client got %d %q, want the upstream's events unchanged %q", a.status, a.body, events)
 	}
 }
