@@ -181,14 +181,12 @@ func (s *Service) create(ctx context.Context, in RegisterInput, role, group stri
 	if !usernameRE.MatchString(in.Username) {
 		return nil, apperr.Field("username", "3-32 letters, digits, '_', '.', '-'")
 	}
-	name := in.Username
-	if !strict {
-		name = "" // no username rule
+	err := checkShape("password", in.Password)
+	if strict {
+		err = s.policy.check("password", in.Username, in.Password)
 	}
-	if err := s.policy.check("password", name, in.Password); err != nil {
-		if ae, ok := apperr.As(err); strict || !ok || ae.Message == weakShape {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	if in.Email != "" && !emailRE.MatchString(in.Email) {
 		return nil, apperr.Field("email", "not an email address")

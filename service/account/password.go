@@ -38,19 +38,27 @@ const (
 	weakUsername = "weak_password_username" // contains the username
 )
 
-// check returns a 400 weak_password error naming field (so a form can show it under the field), or nil. The
-// code is always weak_password; the message says which rule failed.
+// check returns a 400 weak_password error naming field (so a form can show it under the field), or nil:
+// the shape rule, then the common-password list, then the username. The code is always weak_password; the
+// message says which rule failed.
 func (p *passwordPolicy) check(field, username, pw string) error {
-	err := p.rule(username, pw)
-	if ae, ok := apperr.As(err); ok {
-		ae.Field = field
+	if err := checkShape(field, pw); err != nil {
+		return err
 	}
-	return err
+	lower := strings.ToLower(pw)
+	if _, ok := p.common[lower]; ok {
+		return weak(field, weakCommon)
+	}
+	if strings.Contains(lower, strings.ToLower(username)) {
+		return weak(field, weakUsername)
+	}
+	return nil
 }
 
-func (p *passwordPolicy) rule(username, pw string) error {
+// checkShape is the length and letter/digit rule alone (the operator's ROOT_PASSWORD at first start).
+func checkShape(field, pw string) error {
 	if len(pw) < 8 || len(pw) > 72 {
-		return weak(weakShape)
+		return weak(field, weakShape)
 	}
 	var letter, digit bool
 	for _, r := range pw {
@@ -58,21 +66,14 @@ func (p *passwordPolicy) rule(username, pw string) error {
 		digit = digit || unicode.IsDigit(r)
 	}
 	if !letter || !digit {
-		return weak(weakShape)
-	}
-	lower := strings.ToLower(pw)
-	if _, ok := p.common[lower]; ok {
-		return weak(weakCommon)
-	}
-	if username != "" && strings.Contains(lower, strings.ToLower(username)) {
-		return weak(weakUsername)
+		return weak(field, weakShape)
 	}
 	return nil
 }
 
-// weak builds the client error: code weak_password, message from the catalog entry of reason.
-func weak(reason string) error {
+// weak builds the client error: code weak_password on field, message from the catalog entry of reason.
+func weak(field, reason string) error {
 	e := apperr.New(http.StatusBadRequest, "weak_password")
-	e.Message = reason
+	e.Message, e.Field = reason, field
 	return e
 }
