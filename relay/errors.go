@@ -26,7 +26,7 @@ func newErr(status int, code string, args ...any) *relayError {
 // moneyRefusal is the answer to a caller whose balance or key budget cannot cover the request, in the shape
 // that makes that protocol's clients stop at once instead of retrying:
 //   - OpenAI callers get OpenAI's own answer for an exhausted account, 429 with type insufficient_quota:
-//     Codex CLI retries a 402 five times but stops at once on insufficient_quota. The OpenAI SDKs would
+//     Codex CLI stops at once on insufficient_quota (a 402 was reported to make it retry five times). The OpenAI SDKs would
 //     retry a 429; x-should-retry: false (below) stops them.
 //   - Anthropic callers get 402 billing_error, Anthropic's documented type for a billing refusal. Anthropic's
 //     API itself says "Your credit balance is too low…" as a 400 invalid_request_error; both are outside the
