@@ -111,7 +111,10 @@ func TestRampShare_RisesFromTenPercentOverTheRampOnEveryNode(t *testing.T) {
 		if got := a.Snapshot(3, 0).State; got != StateClosed {
 			t.Fatalf("state %s", got)
 		}
-		eventually(t, propagation, "B sees the close", func() bool { return b.Snapshot(3, 0).State == StateClosed })
+		// B starts CLOSED too (it may not have heard of the trip yet): wait for the recovery itself to reach it.
+		eventually(t, propagation, "B sees the recovery", func() bool {
+			return b.Snapshot(3, 0).State == StateClosed && b.RampShare(3, ramp) < 1
+		})
 		late := New(testConfig(), c.cache, c.deafBus(t), c.clk.Now)
 		late.Available(3) // reads the cache
 		near := func(got, want float64) bool { return math.Abs(got-want) < 0.01 }
