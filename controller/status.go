@@ -41,5 +41,6 @@ func (h *Status) Readyz(c *gin.Context) {
 func (h *Status) Site(c *gin.Context) {
 	s := h.Settings.Get()
 	c.JSON(http.StatusOK, gin.H{"version": h.Version, "registration_open": s.RegistrationOpen, "store": h.Store.Kind,
-		"cache": h.Cache.Kind(), "site_name": s.SiteName, "notice": s.Notice})
+		"cache": h.Cache.Kind(), "site_name": s.SiteName, "notice": s.Notice,
+		"display_currency": s.DisplayCurrency, "display_rate": s.DisplayRate})
 }

@@ -101,17 +101,14 @@ func (s *Store) Close() error {
 
 // allModels lists every table, in creation order.
 func allModels() []any {
-	return []any{&User{}, &Token{}, &Group{}, &Option{}, &AuditLog{}, &Session{}, &Channel{}, &Price{}, &UsageLog{}}
+	return []any{&User{}, &Token{}, &Group{}, &Option{}, &AuditLog{}, &Session{}, &Channel{}, &Price{}, &UsageLog{}, &Credit{}}
 }
 
 // Migrate creates or updates the schema. It is idempotent; on MySQL a named lock makes two nodes starting
 // at once take turns.
 func (s *Store) Migrate(ctx context.Context) error {
 	if s.Kind != "mysql" {
-		if err := backfillUsernameLower(s.DB.WithContext(ctx)); err != nil {
-			return err
-		}
-		return s.DB.WithContext(ctx).AutoMigrate(allModels()...)
+		return migrate(s.DB.WithContext(ctx))
 	}
 	return s.DB.WithContext(ctx).Connection(func(tx *gorm.DB) error {
 		var got int
@@ -122,11 +119,40 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return errors.New("migration lock: timed out waiting for another node")
 		}
 		defer tx.Exec("SELECT RELEASE_LOCK('tollgate_migrate')")
-		if err := backfillUsernameLower(tx); err != nil {
-			return err
-		}
-		return tx.Set("gorm:table_options", "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin").AutoMigrate(allModels()...)
+		return migrate(tx.Set("gorm:table_options", "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"))
 	})
+}
+
+// migrate runs the steps that must precede AutoMigrate, AutoMigrate itself, and the backfills of new tables.
+func migrate(db *gorm.DB) error {
+	if err := backfillUsernameLower(db); err != nil {
+		return err
+	}
+	hadUsers, hadCredits := db.Migrator().HasTable(&User{}), db.Migrator().HasTable(&Credit{})
+	if err := db.AutoMigrate(allModels()...); err != nil {
+		return err
+	}
+	if hadUsers && !hadCredits {
+		return openingCredits(db)
+	}
+	return nil
+}
+
+// openingCredits gives every user of a database made before the credits table one "opening" credit of
+// quota + used_quota, so that Σ credits − Σ spend = balance holds for balances granted before credits were
+// recorded.
+func openingCredits(db *gorm.DB) error {
+	key := "'opening:' || id"
+	if db.Dialector.Name() == "mysql" {
+		key = "CONCAT('opening:', id)"
+	}
+	err := db.Exec(`INSERT INTO credits (user_id, units, source, ref, idem_key, actor_id, note, created_at)
+		SELECT id, quota + used_quota, 'opening', '', `+key+`, 0, 'balance before credits were recorded', ?
+		FROM users WHERE quota + used_quota <> 0`, time.Now()).Error
+	if err != nil {
+		return fmt.Errorf("opening credits: %w", err)
+	}
+	return nil
 }
 
 // backfillUsernameLower adds users.username_lower to a database made before usernames were case-insensitive

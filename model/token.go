@@ -26,9 +26,14 @@ type Token struct {
 	Group       string         `gorm:"column:token_group;type:varchar(64);not null;default:''" json:"group"`
 	RPM         int            `gorm:"column:rpm;not null;default:0" json:"rpm"`
 	Concurrency int            `gorm:"not null;default:0" json:"concurrency"`
-	CreatedAt   time.Time      `gorm:"index:idx_tokens_user,priority:2" json:"created_at"`
-	UpdatedAt   time.Time      `json:"updated_at"`
-	LastUsedAt  *time.Time     `json:"last_used_at"`
+	// Spend limits in units per UTC day / month (0 = none), enforced in the same reservation as the balance;
+	// TPM is tokens per minute (0 = none).
+	DailyBudget   int64      `gorm:"not null;default:0" json:"daily_budget"`
+	MonthlyBudget int64      `gorm:"not null;default:0" json:"monthly_budget"`
+	TPM           int64      `gorm:"column:tpm;not null;default:0" json:"tpm"`
+	CreatedAt     time.Time  `gorm:"index:idx_tokens_user,priority:2" json:"created_at"`
+	UpdatedAt     time.Time  `json:"updated_at"`
+	LastUsedAt    *time.Time `json:"last_used_at"`
 
 	// AdminDisabled marks a key an admin switched off: only an admin may switch it back on.
 	AdminDisabled bool `gorm:"not null;default:false" json:"admin_disabled"`

@@ -25,19 +25,24 @@ const (
 
 // User is an account: a reseller's customer, an admin or root.
 type User struct {
-	ID           int64     `gorm:"primaryKey" json:"id"`
-	Username     string    `gorm:"type:varchar(32);not null;uniqueIndex" json:"username"`
-	Email        string    `gorm:"type:varchar(191);not null;default:'';index" json:"email"`
-	PasswordHash string    `gorm:"type:varchar(100);not null" json:"-"`
-	Role         string    `gorm:"type:varchar(8);not null;default:'user'" json:"role"`
-	Group        string    `gorm:"column:user_group;type:varchar(64);not null;default:'default';index" json:"group"`
-	Status       string    `gorm:"type:varchar(16);not null;default:'enabled'" json:"status"`
-	Quota        int64     `gorm:"not null;default:0" json:"quota"`
-	UsedQuota    int64     `gorm:"not null;default:0" json:"used_quota"`
-	RequestCount int64     `gorm:"not null;default:0" json:"request_count"`
-	SessionEpoch int64     `gorm:"not null;default:0" json:"-"` // bumped on password change/disable: old JWTs die
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           int64  `gorm:"primaryKey" json:"id"`
+	Username     string `gorm:"type:varchar(32);not null;uniqueIndex" json:"username"`
+	Email        string `gorm:"type:varchar(191);not null;default:'';index" json:"email"`
+	PasswordHash string `gorm:"type:varchar(100);not null" json:"-"`
+	Role         string `gorm:"type:varchar(8);not null;default:'user'" json:"role"`
+	Group        string `gorm:"column:user_group;type:varchar(64);not null;default:'default';index" json:"group"`
+	Status       string `gorm:"type:varchar(16);not null;default:'enabled'" json:"status"`
+	Quota        int64  `gorm:"not null;default:0" json:"quota"`
+	UsedQuota    int64  `gorm:"not null;default:0" json:"used_quota"`
+	RequestCount int64  `gorm:"not null;default:0" json:"request_count"`
+	SessionEpoch int64  `gorm:"not null;default:0" json:"-"`              // bumped on password change/disable: old JWTs die
+	RPM          int    `gorm:"column:rpm;not null;default:0" json:"rpm"` // requests per minute over all the user's keys (0 = none; set by an admin)
+	TPM          int64  `gorm:"column:tpm;not null;default:0" json:"tpm"` // tokens per minute over all the user's keys (0 = none; set by an admin)
+	// AffCode is the user's invite code (NULL until made; unique); InviterID who invited them (0 = nobody).
+	AffCode   *string   `gorm:"type:varchar(16);uniqueIndex" json:"aff_code,omitempty"`
+	InviterID int64     `gorm:"not null;default:0;index" json:"inviter_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 
 	// UsernameLower is the case-folded name; its unique index makes "Alice" and "alice" one account on both
 	// stores (MySQL tables use a binary collation, SQLite compares case-sensitively). Filled by BeforeCreate.

@@ -31,6 +31,7 @@ const Topic = "user"
 type Balances interface {
 	UserBalance(ctx context.Context, userID int64) (int64, error)
 	AdjustUser(ctx context.Context, userID, delta int64) error
+	Forget(ctx context.Context, userID, tokenID int64) error
 }
 
 // Groups says which groups exist (implemented by service/group).
@@ -138,16 +139,22 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, ip string) (*m
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.create(ctx, in, model.RoleUser, st.DefaultGroup, st.NewUserQuota, true)
+	u, err := s.create(ctx, in, model.RoleUser, st.DefaultGroup, 0, true)
 	if err != nil {
 		release()
 		return nil, err
 	}
 	actor := audit.Actor{ID: u.ID, Name: u.Username, IP: ip}
 	s.audit.Record(ctx, actor, "user.register", u.Username, nil)
-	if u.Quota > 0 {
-		// The grant is the balance the row was inserted with: it happens once, with the insert.
-		s.audit.Record(ctx, actor, "user.quota", u.Username, map[string]any{"delta": u.Quota, "reason": "new_user_quota"})
+	if st.NewUserQuota > 0 {
+		// The gift is a credit like any other, keyed by the new user's id: it happens once.
+		err := s.Credit(ctx, u.ID, st.NewUserQuota, CreditSource{Kind: model.CreditSignup, Ref: strconv.FormatInt(u.ID, 10),
+			Action: "user.quota", Target: u.Username, Actor: actor, Note: "new_user_quota",
+			Detail: map[string]any{"delta": st.NewUserQuota, "reason": "new_user_quota"}})
+		if err != nil {
+			return nil, fmt.Errorf("new-user gift: %w", err)
+		}
+		u.Quota = st.NewUserQuota
 	}
 	return u, nil
 }

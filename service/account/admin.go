@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"gorm.io/gorm"
 
 	"tollgate/model"
 	"tollgate/service/apperr"
@@ -125,25 +124,11 @@ func (s *Service) AdjustQuota(ctx context.Context, actor *model.User, ip string,
 	if delta < 0 && u.Quota+delta < 0 {
 		return nil, apperr.New(http.StatusBadRequest, "quota_underflow")
 	}
-	err = s.store.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		ok, err := s.store.AddUserQuota(ctx, tx, id, delta, true)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return apperr.New(http.StatusBadRequest, "quota_underflow")
-		}
-		return tx.Create(&model.AuditLog{ActorID: actor.ID, ActorName: actor.Username, Action: "user.quota",
-			Target: u.Username, Detail: fmt.Sprintf(`{"delta":%d,"reason":%q}`, delta, reason), IP: ip}).Error
-	})
+	err = s.Credit(ctx, id, delta, CreditSource{Kind: model.CreditAdmin, Action: "user.quota", Target: u.Username,
+		Actor: audit.Actor{ID: actor.ID, Name: actor.Username, IP: ip}, Note: reason,
+		Detail: map[string]any{"delta": delta, "reason": reason}})
 	if err != nil {
 		return nil, err
 	}
-	if s.balances != nil {
-		if err := s.balances.AdjustUser(ctx, id, delta); err != nil {
-			return nil, fmt.Errorf("adjust live balance: %w", err)
-		}
-	}
-	s.changed(ctx, id)
 	return s.Get(ctx, id)
 }

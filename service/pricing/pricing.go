@@ -69,6 +69,24 @@ func Cost(p Price, ratio decimal.Decimal, u Usage) int64 {
 	return sum.Round(0).IntPart()
 }
 
+// UnitsFor turns an amount of money in some currency into quota units at rate (that currency per 1 USD of
+// quota, e.g. 7.3 for CNY), with Cost's rounding rule: amount × 1,000,000 / rate, rounded once, half away
+// from zero, exactly (no intermediate rounding of the quotient). ok is false for a rate ≤ 0, a negative
+// amount or a result above MaxCost.
+func UnitsFor(amount, rate decimal.Decimal) (units int64, ok bool) {
+	if rate.Sign() <= 0 || amount.Sign() < 0 {
+		return 0, false
+	}
+	q, r := amount.Mul(decimal.NewFromInt(UnitsPerUSD)).QuoRem(rate, 0)
+	if r.Abs().Mul(decimal.NewFromInt(2)).GreaterThanOrEqual(rate) {
+		q = q.Add(one)
+	}
+	if q.GreaterThan(maxCost) {
+		return 0, false
+	}
+	return q.IntPart(), true
+}
+
 // MaxCost is the largest cost Cost returns (2^53 units, far beyond any balance).
 const MaxCost = 1 << 53
 

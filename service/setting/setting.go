@@ -59,6 +59,58 @@ type Settings struct {
 	RecoveryRamp         int         `json:"recovery_ramp"`          // seconds a channel back from OPEN takes to ramp from 10 % to full weight
 	SignupRateLimit      int         `json:"signup_rate_limit"`      // sign-ups per IP per hour (0 = unlimited)
 	ShowChannelToUsers   bool        `json:"show_channel_to_users"`  // users see the channel name in their own logs
+	Payment              Payment     `json:"payment"`                // top-up providers and order rules
+	Invite               Invite      `json:"invite"`                 // invite rewards
+	DisplayCurrency      string      `json:"display_currency"`       // how money is shown: "USD", "CNY" (at DisplayRate) or "units"
+	DisplayRate          string      `json:"display_rate"`           // CNY per 1 USD when DisplayCurrency is "CNY" (decimal string)
+	IPRPM                int         `json:"ip_rpm"`                 // /v1 requests per client IP per minute, sliding window (0 = off)
+}
+
+// Payment configures top-ups. Amounts and rates are decimal strings; Rate is provider currency per 1 USD of
+// quota. Secrets (Epay Key, Stripe SecretKey and WebhookSecret) are stored encrypted and shown masked.
+type Payment struct {
+	Epay            EpaySettings   `json:"epay"`
+	Stripe          StripeSettings `json:"stripe"`
+	Presets         []string       `json:"presets"`           // preset amounts offered on the wallet page
+	Bonus           []BonusTier    `json:"bonus"`             // pay at least MinAmount, get Percent extra
+	OrderTTLMinutes int            `json:"order_ttl_minutes"` // a pending order expires after this (default 120)
+}
+
+// EpaySettings configure an Epay (易支付) merchant.
+type EpaySettings struct {
+	Enabled    bool     `json:"enabled"`
+	GatewayURL string   `json:"gateway_url"` // the base the submit.php redirect is built on
+	PID        string   `json:"pid"`
+	Key        string   `json:"key"`
+	Methods    []string `json:"methods"` // e.g. alipay, wxpay
+	Currency   string   `json:"currency"`
+	Rate       string   `json:"rate"`
+	MinAmount  string   `json:"min_amount"`
+	MaxAmount  string   `json:"max_amount"`
+}
+
+// StripeSettings configure Stripe Checkout.
+type StripeSettings struct {
+	Enabled       bool   `json:"enabled"`
+	SecretKey     string `json:"secret_key"`
+	WebhookSecret string `json:"webhook_secret"`
+	Currency      string `json:"currency"`
+	Rate          string `json:"rate"`
+	MinAmount     string `json:"min_amount"`
+	MaxAmount     string `json:"max_amount"`
+}
+
+// BonusTier gives Percent extra quota on a top-up of at least MinAmount (provider currency).
+type BonusTier struct {
+	MinAmount string `json:"min_amount"`
+	Percent   string `json:"percent"`
+}
+
+// Invite configures invite rewards in units (0 = off) and the inviter's share of the invitee's first top-up.
+type Invite struct {
+	InviterReward     int64  `json:"inviter_reward"`
+	InviteeReward     int64  `json:"invitee_reward"`
+	FirstTopupPercent string `json:"first_topup_percent"`
 }
 
 // Defaults are what a fresh install starts with.
@@ -68,6 +120,11 @@ func Defaults() Settings {
 		DefaultPrice:         PriceRow{Input: "0", Output: "0", CacheRead: "0", CacheWrite: "0", PerCall: "0"},
 		EstimateOutputTokens: 4096, RetryBudget: 3, ChannelTestInterval: 300,
 		RequestDeadline: 600, FirstByteBudget: 300, RecoveryRamp: 60, SignupRateLimit: 10,
+		Payment: Payment{OrderTTLMinutes: 120,
+			Epay:   EpaySettings{Currency: "CNY", Rate: "7.3", Methods: []string{"alipay", "wxpay"}, MinAmount: "1", MaxAmount: "10000"},
+			Stripe: StripeSettings{Currency: "USD", Rate: "1", MinAmount: "1", MaxAmount: "10000"}},
+		Invite:          Invite{FirstTopupPercent: "0"},
+		DisplayCurrency: "USD", DisplayRate: "7.3",
 	}
 }
 
