@@ -32,6 +32,7 @@ import (
 	"tollgate/service/ledger"
 	"tollgate/service/metrics"
 	"tollgate/service/pricing"
+	"tollgate/service/redemption"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
 	"tollgate/service/sticky"
@@ -74,6 +75,9 @@ type App struct {
 	Prober   *relay.Prober
 	Metrics  *metrics.Metrics
 	Handler  http.Handler
+
+	// Redemptions is the redemption-code book.
+	Redemptions *redemption.Service
 
 	redis   *redis.Client
 	closers []func(context.Context) error
@@ -176,6 +180,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		LogLastFlush:  func() time.Time { return time.Unix(0, a.Logs.LastFlush.Load()) },
 	})
 	a.Relay.Metrics = a.Metrics
+	a.Redemptions = redemption.New(a.Store, a.Cache, a.Keys, a.Accounts, a.Audit, nil)
 	a.Prober = relay.NewProber(a.Relay, 4)
 	a.Prober.StartSchedule(func() time.Duration { return time.Duration(a.Settings.Get().ChannelTestInterval) * time.Second })
 	a.closers = append(a.closers, a.Prober.Close)
@@ -197,6 +202,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Auther:   a.Accounts,
 		SPA:      web.New(),
 		Trusted:  cfg.TrustedProxies,
+
+		Redemptions: &controller.Redemptions{Redemptions: a.Redemptions},
 	})
 	ok = true
 	return a, generated, nil

@@ -83,6 +83,13 @@ var catalog = map[Lang]map[string]string{
 		"duplicate_key":        "The key %q appears more than once in the request body (keys are compared after JSON unescaping, and fields the gateway reads in any letter case).",
 		"model_wrong_endpoint": "The model %q is not served on %s; call it on %s.",
 		"body_too_many_keys":   "The request body has more than %d top-level keys.",
+		// Redemption codes.
+		"code_invalid":               "This redemption code is not valid. Check it: after the prefix, letter case matters.",
+		"code_used":                  "This redemption code has already been used.",
+		"code_expired":               "This redemption code has expired.",
+		"redemption_not_found":       "Redemption code not found.",
+		"redemption_batch_not_found": "No redemption codes belong to this batch.",
+		"redemption_used":            "This code has been redeemed: it can no longer be disabled, enabled or deleted.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -165,5 +172,12 @@ var catalog = map[Lang]map[string]string{
 		"duplicate_key":        "请求体中的键 %q 出现了不止一次（键在 JSON 反转义后比较，网关读取的字段不区分大小写）。",
 		"model_wrong_endpoint": "模型 %q 不在 %s 上提供，请改用 %s。",
 		"body_too_many_keys":   "请求体的顶层键超过了 %d 个。",
+		// Redemption codes.
+		"code_invalid":               "兑换码无效，请检查：前缀之后的部分区分大小写。",
+		"code_used":                  "该兑换码已被使用。",
+		"code_expired":               "该兑换码已过期。",
+		"redemption_not_found":       "兑换码不存在。",
+		"redemption_batch_not_found": "该批次下没有兑换码。",
+		"redemption_used":            "该兑换码已被兑换，不能再禁用、启用或删除。",
 	},
 }

@@ -28,6 +28,9 @@ type Handlers struct {
 	Metrics  gin.HandlerFunc // nil: /metrics is not on this listener
 	SPA      http.Handler
 	Trusted  []string
+
+	// Redemptions serves redemption codes (admin batches, the user's redeem).
+	Redemptions *controller.Redemptions
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -77,6 +80,7 @@ func New(h Handlers) *gin.Engine {
 	user.POST("/tokens/:id/reveal", h.Tokens.Reveal)
 	user.GET("/logs", h.Billing.Logs)
 	user.GET("/logs/stats", h.Billing.Stats)
+	user.POST("/user/redeem", h.Redemptions.Redeem)
 
 	admin := user.Group("/admin", middleware.Admin())
 	admin.GET("/users", h.Admin.Users)
@@ -106,6 +110,12 @@ func New(h Handlers) *gin.Engine {
 	admin.PUT("/pricing", h.Billing.ReplacePricing)
 	admin.GET("/logs", h.Billing.AdminLogs)
 	admin.GET("/logs/stats", h.Billing.AdminStats)
+	admin.POST("/redemptions", h.Redemptions.Create)
+	admin.GET("/redemptions", h.Redemptions.List)
+	admin.GET("/redemptions/batches", h.Redemptions.Batches)
+	admin.GET("/redemptions/export", h.Redemptions.Export)
+	admin.PATCH("/redemptions/:id", h.Redemptions.Update)
+	admin.DELETE("/redemptions/:id", h.Redemptions.Delete)
 
 	h.Relay.Register(r)
 
