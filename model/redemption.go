@@ -176,14 +176,43 @@ func (s *Store) ListRedemptionBatches(ctx context.Context, now time.Time, p Page
 		return nil, 0, err
 	}
 	expired := "status = 'unused' AND expires_at IS NOT NULL AND expires_at <= ?"
-	var out []RedemptionBatch
+	var counts []struct {
+		FirstID                                int64
+		Count, Unused, Used, Expired, Disabled int64
+	}
 	err := db.Model(&Redemption{}).
-		Select(`batch_id, MAX(batch_name) AS name, MAX(quota) AS quota, COUNT(*) AS count,
+		Select(`MIN(id) AS first_id, COUNT(*) AS count,
 			SUM(CASE WHEN status = 'unused' AND NOT (`+expired+`) THEN 1 ELSE 0 END) AS unused,
 			SUM(CASE WHEN status = 'used' THEN 1 ELSE 0 END) AS used,
 			SUM(CASE WHEN `+expired+` THEN 1 ELSE 0 END) AS expired,
-			SUM(CASE WHEN status = 'disabled' THEN 1 ELSE 0 END) AS disabled,
-			MAX(expires_at) AS expires_at, MAX(created_by) AS created_by, MIN(created_at) AS created_at`, now, now).
-		Group("batch_id").Order("MIN(id) DESC").Offset(p.Offset()).Limit(p.Size).Scan(&out).Error
-	return out, total, err
+			SUM(CASE WHEN status = 'disabled' THEN 1 ELSE 0 END) AS disabled`, now, now).
+		Group("batch_id").Order("first_id DESC").Offset(p.Offset()).Limit(p.Size).Scan(&counts).Error
+	if err != nil || len(counts) == 0 {
+		return nil, total, err
+	}
+	// What every code of a batch shares (name, quota, expiry, creator, time) is read from its first code: an
+	// aggregate of a time column comes back from SQLite as text.
+	ids := make([]int64, len(counts))
+	for i, c := range counts {
+		ids[i] = c.FirstID
+	}
+	var firsts []Redemption
+	if err := db.Where("id IN ?", ids).Find(&firsts).Error; err != nil {
+		return nil, 0, err
+	}
+	byID := make(map[int64]*Redemption, len(firsts))
+	for i := range firsts {
+		byID[firsts[i].ID] = &firsts[i]
+	}
+	out := make([]RedemptionBatch, 0, len(counts))
+	for _, c := range counts {
+		f, ok := byID[c.FirstID]
+		if !ok { // the batch's first code was deleted between the two reads
+			continue
+		}
+		out = append(out, RedemptionBatch{BatchID: f.BatchID, Name: f.BatchName, Quota: f.Quota, Count: c.Count,
+			Unused: c.Unused, Used: c.Used, Expired: c.Expired, Disabled: c.Disabled, ExpiresAt: f.ExpiresAt,
+			CreatedBy: f.CreatedBy, CreatedAt: f.CreatedAt})
+	}
+	return out, total, nil
 }
