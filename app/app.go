@@ -33,6 +33,7 @@ import (
 	"tollgate/service/metrics"
 	"tollgate/service/payment"
 	"tollgate/service/payment/epay"
+	stripepay "tollgate/service/payment/stripe"
 	"tollgate/service/pricing"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
@@ -185,7 +186,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.closers = append(a.closers, a.Prober.Close)
 	go func() { _ = a.Relay.Counter.Warm() }() // load the tokenizer vocabularies before the first request needs them
 	// Top-ups. The invite service's first-top-up reward is wired by setting Options.Rewarder (nil: none).
-	a.Payments = payment.New(a.Store, a.Accounts, a.Settings, a.Audit, payment.Options{}, epay.New())
+	a.Payments = payment.New(a.Store, a.Accounts, a.Settings, a.Audit, payment.Options{},
+		epay.New(), stripepay.New(cfg.StripeAPIBase))
 	generated, err := a.Accounts.EnsureRoot(ctx, cfg.RootPassword)
 	if err != nil {
 		return nil, "", fmt.Errorf("create root: %w", err)

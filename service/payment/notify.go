@@ -74,8 +74,8 @@ func (s *Service) paid(ctx context.Context, prov Provider, o *model.TopupOrder, 
 	late := o.Status == model.TopupExpired || !o.ExpiresAt.After(now)
 	err := s.accounts.Credit(ctx, o.UserID, o.Quota, account.CreditSource{
 		Kind: model.CreditTopup, Ref: o.OrderNo, Actor: audit.Actor{Name: o.Provider, IP: ip},
-		Action: "topup.paid", Note: "top-up " + o.OrderNo,
-		Detail: map[string]any{"order_no": o.OrderNo, "provider": o.Provider, "amount": o.Amount, "currency": o.Currency,
+		Action: "topup.paid", Target: o.OrderNo, Note: "top-up " + o.OrderNo,
+		Detail: map[string]any{"user_id": o.UserID, "provider": o.Provider, "amount": o.Amount, "currency": o.Currency,
 			"bonus": o.Bonus, "trade_no": n.TradeNo, "event_id": n.EventID, "late": late},
 		Claim: func(tx *gorm.DB) error {
 			ok, err := s.store.ClaimTopup(ctx, tx, o.OrderNo, o.Provider, n.TradeNo, n.EventID, now)
