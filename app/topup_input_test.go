@@ -191,3 +191,21 @@ func TestPaymentSettings_ValidatedMaskedAndSealedAtRest(t *testing.T) {
 		t.Fatalf("the store holds %q in clear in %s", needle, place)
 	}
 }
+
+func TestTopup_PublicURLBuildsTheNotifyAndReturnURLs(t *testing.T) {
+	env := apptest.NewEnv(t)
+	env.Cfg.PublicURL = "https://gw.example.com"
+	node := env.Start(t)
+	gw := epaytest.New(t, "1001", epayKey)
+	wantStatus(t, node.Root(t).Do("PUT", "/api/admin/settings", map[string]any{"payment": map[string]any{
+		"epay": map[string]any{"enabled": true, "gateway_url": gw.URL + "/", "pid": "1001", "key": epayKey, "methods": []string{"alipay"}}}}), 200)
+	user := node.SignUp(t, "public", "Tollgate-pay-77")
+	r := user.Do("POST", "/api/user/topup", map[string]any{"provider": "epay", "amount": "1"})
+	wantStatus(t, r, 201)
+	m := r.M(t)
+	u, q := tpPayQuery(t, m["pay_url"].(string))
+	if u.Path != "/submit.php" || q.Get("notify_url") != "https://gw.example.com/api/payment/epay/notify" ||
+		q.Get("return_url") != "https://gw.example.com/wallet/return?order="+m["order_no"].(string) || gw.CheckSubmit(q) != "" {
+		t.Fatalf("pay_url = %s", m["pay_url"])
+	}
+}
