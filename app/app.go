@@ -31,6 +31,9 @@ import (
 	"tollgate/service/health"
 	"tollgate/service/ledger"
 	"tollgate/service/metrics"
+	"tollgate/service/payment"
+	"tollgate/service/payment/epay"
+	stripepay "tollgate/service/payment/stripe"
 	"tollgate/service/pricing"
 	"tollgate/service/redemption"
 	"tollgate/service/secret"
@@ -74,6 +77,7 @@ type App struct {
 	Health   *health.Tracker
 	Prober   *relay.Prober
 	Metrics  *metrics.Metrics
+	Payments *payment.Service
 	Handler  http.Handler
 
 	// Redemptions is the redemption-code book.
@@ -134,6 +138,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	}
 	a.Audit = audit.New(a.Store)
 	a.Settings = setting.New(a.Store, a.Bus)
+	a.Settings.UseKeyring(a.Keys) // payment secrets are stored sealed
 	a.Groups = group.New(a.Store, a.Bus, a.Audit)
 	a.Accounts = account.New(a.Store, a.Cache, a.Bus, a.Keys, a.Settings, a.Groups, a.Ledger, a.Audit,
 		account.Options{BcryptCost: opt.BcryptCost, RefreshGrace: opt.RefreshGrace})
@@ -185,6 +190,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Prober.StartSchedule(func() time.Duration { return time.Duration(a.Settings.Get().ChannelTestInterval) * time.Second })
 	a.closers = append(a.closers, a.Prober.Close)
 	go func() { _ = a.Relay.Counter.Warm() }() // load the tokenizer vocabularies before the first request needs them
+	// Top-ups. The invite service's first-top-up reward is wired by setting Options.Rewarder (nil: none).
+	a.Payments = payment.New(a.Store, a.Accounts, a.Settings, a.Audit, payment.Options{},
+		epay.New(), stripepay.New(cfg.StripeAPIBase))
 	generated, err := a.Accounts.EnsureRoot(ctx, cfg.RootPassword)
 	if err != nil {
 		return nil, "", fmt.Errorf("create root: %w", err)
@@ -199,6 +207,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Metrics:  a.metricsRoute(),
 		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store), Settings: a.Settings},
 		Relay:    a.Relay,
+		Topups:   &controller.Topups{Payments: a.Payments, PublicURL: cfg.PublicURL},
 		Auther:   a.Accounts,
 		SPA:      web.New(),
 		Trusted:  cfg.TrustedProxies,

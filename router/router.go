@@ -23,6 +23,7 @@ type Handlers struct {
 	Admin    *controller.Admin
 	Channels *controller.Channels
 	Billing  *controller.Billing
+	Topups   *controller.Topups
 	Auther   middleware.Authenticator
 	Relay    RelayRoutes
 	Metrics  gin.HandlerFunc // nil: /metrics is not on this listener
@@ -62,6 +63,11 @@ func New(h Handlers) *gin.Engine {
 	api.GET("/status", h.Status.Site)
 	api.GET("/pricing", middleware.OptionalConsole(h.Auther), h.Billing.PublicPricing)
 
+	// Payment providers' notifications: authenticated by their signatures, not by a session.
+	api.GET("/payment/epay/notify", h.Topups.EpayNotify)
+	api.POST("/payment/epay/notify", h.Topups.EpayNotify)
+	api.POST("/payment/stripe/webhook", h.Topups.StripeWebhook)
+
 	auth := api.Group("/auth")
 	auth.POST("/register", h.Auth.Register)
 	auth.POST("/login", h.Auth.Login)
@@ -80,6 +86,10 @@ func New(h Handlers) *gin.Engine {
 	user.POST("/tokens/:id/reveal", h.Tokens.Reveal)
 	user.GET("/logs", h.Billing.Logs)
 	user.GET("/logs/stats", h.Billing.Stats)
+	user.GET("/user/topup/options", h.Topups.Options)
+	user.POST("/user/topup", h.Topups.Create)
+	user.GET("/user/topups", h.Topups.Mine)
+	user.GET("/user/topups/:order_no", h.Topups.MyOrder)
 	user.POST("/user/redeem", h.Redemptions.Redeem)
 
 	admin := user.Group("/admin", middleware.Admin())
@@ -110,6 +120,8 @@ func New(h Handlers) *gin.Engine {
 	admin.PUT("/pricing", h.Billing.ReplacePricing)
 	admin.GET("/logs", h.Billing.AdminLogs)
 	admin.GET("/logs/stats", h.Billing.AdminStats)
+	admin.GET("/topups", h.Topups.AdminList)
+	admin.GET("/topups/:order_no", h.Topups.AdminOrder)
 	admin.POST("/redemptions", h.Redemptions.Create)
 	admin.GET("/redemptions", h.Redemptions.List)
 	admin.GET("/redemptions/batches", h.Redemptions.Batches)
