@@ -206,21 +206,28 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id int64, st
 	if action == "" {
 		return nil, apperr.Field("status", `must be "disabled" or "unused"`)
 	}
-	var r *model.Redemption
-	changed := false
-	// No row changed: the code is missing or used (settled answers those), already has this status, or another
-	// admin flipped it between the update and the read (then try again).
-	for r == nil || !changed && r.Status != status {
-		var err error
-		if changed, err = s.store.SetRedemptionStatus(ctx, id, status); err != nil {
+	r, err := s.settled(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		changed, err := s.store.SetRedemptionStatus(ctx, id, status)
+		if err != nil {
 			return nil, err
 		}
+		if changed {
+			s.audit.Record(ctx, actor, action, "redemption "+r.Hint, map[string]any{"id": id, "batch": r.BatchID, "status": status})
+			r.Status = status
+			break
+		}
+		// Nothing changed: the code was redeemed or deleted meanwhile (settled answers those), already has this
+		// status, or another admin flipped it since it was read (then try again).
 		if r, err = s.settled(ctx, id); err != nil {
 			return nil, err
 		}
-	}
-	if changed {
-		s.audit.Record(ctx, actor, action, "redemption "+r.Hint, map[string]any{"id": id, "batch": r.BatchID, "status": status})
+		if r.Status == status {
+			break
+		}
 	}
 	v := s.view(model.RedemptionRow{Redemption: *r}, s.now())
 	return &v, nil
