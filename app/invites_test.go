@@ -223,6 +223,7 @@ func TestInvites_ConcurrentFirstCallsAgreeOnOneCode(t *testing.T) {
 	root := n.Root(t)
 	n.SignUp(t, "olduser", "correct-horse-1")
 	oldID := userID(t, n, "olduser")
+	wantError(t, n.Anon(t).Do("GET", "/api/user/invites", nil), http.StatusUnauthorized, "unauthorized")
 	// A user from before invites (and root, made at first start) has no code yet.
 	if err := n.App.Store.DB.Model(&model.User{}).Where("id = ?", oldID).UpdateColumn("aff_code", nil).Error; err != nil {
 		t.Fatal(err)
