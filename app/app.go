@@ -189,8 +189,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Prober.StartSchedule(func() time.Duration { return time.Duration(a.Settings.Get().ChannelTestInterval) * time.Second })
 	a.closers = append(a.closers, a.Prober.Close)
 	go func() { _ = a.Relay.Counter.Warm() }() // load the tokenizer vocabularies before the first request needs them
-	// Top-ups. The invite service's first-top-up reward is wired by setting Options.Rewarder (nil: none).
-	a.Payments = payment.New(a.Store, a.Accounts, a.Settings, a.Audit, payment.Options{},
+	// Top-ups; the invite service pays the inviter's share of an invitee's first top-up.
+	a.Payments = payment.New(a.Store, a.Accounts, a.Settings, a.Audit, payment.Options{Rewarder: a.Invites},
 		epay.New(), stripepay.New(cfg.StripeAPIBase))
 	generated, err := a.Accounts.EnsureRoot(ctx, cfg.RootPassword)
 	if err != nil {
