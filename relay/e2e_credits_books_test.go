@@ -4,17 +4,19 @@ package relay_test
 // deduction), before and while they spend through the relay, and for each user Σ credits − Σ logged cost =
 // balance, in SQL and in the live ledger, with each source's credits adding up to what it gave.
 //
-// To cover a new credit source (redemption codes, paid top-ups), add a creditStep to creditSteps (once, before
-// the spending) or to creditStepsWhileSpending (repeated while the relay calls run): the checks need nothing else.
+// To cover a new credit source (e.g. redemption codes), add a creditStep to creditSteps (once, before the
+// spending) or to creditStepsWhileSpending (repeated while the relay calls run): the checks need nothing else.
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
 	"testing"
 
 	"tollgate/model"
+	"tollgate/service/payment/epay/epaytest"
 )
 
 // creditBooks is the world of the credit books test: its users by name and what each source should have
@@ -24,6 +26,7 @@ type creditBooks struct {
 	users map[string]*person
 	want  map[int64]map[string]int64 // user id → credit source → Σ units it should have credited
 	mu    sync.Mutex
+	epay  *epaytest.Gateway // the fake Epay gateway top-ups are paid through (CNY at 7.3)
 }
 
 // gained records that source credited units to user (negative: taken back).
@@ -68,6 +71,28 @@ func (b *creditBooks) adjust(p *person, delta int64) int {
 	return r.Status
 }
 
+// topUp pays an Epay top-up of amount CNY for p through the API and the gateway's signed notify, and returns
+// the units the order credited (an error is the caller's to judge).
+func (b *creditBooks) topUp(p *person, amount string) (int64, error) {
+	r := p.c.Do("POST", "/api/user/topup", map[string]any{"provider": "epay", "method": "alipay", "amount": amount})
+	if r.Status != http.StatusCreated {
+		return 0, fmt.Errorf("top-up %s for %s: %d %s", amount, p.name, r.Status, r.Body)
+	}
+	var o struct {
+		OrderNo string `json:"order_no"`
+		Quota   int64  `json:"quota"`
+	}
+	if err := json.Unmarshal(r.Body, &o); err != nil {
+		return 0, err
+	}
+	status, body, err := epaytest.Post(b.node.URL+"/api/payment/epay/notify", b.epay.PaidParams(o.OrderNo, amount, "alipay"))
+	if err != nil || status != http.StatusOK || body != "success" {
+		return 0, fmt.Errorf("notify %s: %d %s %v", o.OrderNo, status, body, err)
+	}
+	b.gained(p.id, model.CreditTopup, o.Quota)
+	return o.Quota, nil
+}
+
 // creditStep is one way money reaches users, driven through the public API as a customer or an admin would.
 type creditStep struct {
 	name string
@@ -78,6 +103,7 @@ const (
 	booksGift          = 2_000_000
 	booksInviterReward = 1_500_000
 	booksInviteeReward = 700_000
+	booksEpayKey       = "books-epay-key-0123456789"
 )
 
 // creditSteps run once, in order, before anyone spends.
@@ -109,6 +135,18 @@ var creditSteps = []creditStep{
 		}
 		return nil
 	}},
+	{"paid top-ups, and the inviter's share of the invitee's first", func(b *creditBooks) error {
+		units, err := b.topUp(b.users["ian"], "10.00")
+		if err != nil {
+			return err
+		}
+		if units != 1_369_863 { // 10.00 / 7.3 USD
+			return fmt.Errorf("10.00 CNY credited %d units, want 1369863", units)
+		}
+		b.gained(b.users["ivy"].id, model.CreditInvite, 68_493) // 5 % of 1,369,863 = 68,493.15
+		_, err = b.topUp(b.users["ivy"], "5.00")                // ivy was invited by nobody
+		return err
+	}},
 }
 
 // creditStepsWhileSpending run repeatedly while the relay calls are in flight.
@@ -123,6 +161,10 @@ var creditStepsWhileSpending = []creditStep{
 			}
 		}
 		return nil
+	}},
+	{"top-ups during spending (not first: no invite share)", func(b *creditBooks) error {
+		_, err := b.topUp(b.users["ian"], "1.00")
+		return err
 	}},
 }
 
@@ -178,12 +220,15 @@ func TestCreditBooks_EverySourceThenSpendAddsUp(t *testing.T) {
 	w.channel(openaiChannel(oa))
 	w.channel(anthropicChannel(an))
 	w.prices()
+	gw := epaytest.New(t, "1001", booksEpayKey)
 	r := w.root.Do("PUT", "/api/admin/settings", map[string]any{"new_user_quota": booksGift,
-		"invite": map[string]any{"inviter_reward": booksInviterReward, "invitee_reward": booksInviteeReward, "first_topup_percent": "5"}})
+		"invite": map[string]any{"inviter_reward": booksInviterReward, "invitee_reward": booksInviteeReward, "first_topup_percent": "5"},
+		"payment": map[string]any{"epay": map[string]any{"enabled": true, "gateway_url": gw.URL, "pid": "1001", "key": booksEpayKey,
+			"methods": []string{"alipay"}, "currency": "CNY", "rate": "7.3", "min_amount": "1", "max_amount": "10000"}}})
 	if r.Status != http.StatusOK {
 		t.Fatalf("settings: %d %s", r.Status, r.Body)
 	}
-	b := &creditBooks{world: w, users: map[string]*person{}, want: map[int64]map[string]int64{}}
+	b := &creditBooks{world: w, users: map[string]*person{}, want: map[int64]map[string]int64{}, epay: gw}
 	for _, s := range creditSteps {
 		if err := s.run(b); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
