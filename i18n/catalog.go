@@ -100,6 +100,8 @@ var catalog = map[Lang]map[string]string{
 		"notify_unknown_order":     "The notification names no order of this provider.",
 		"notify_amount_mismatch":   "The paid amount or currency does not match the order.",
 		"notify_order_not_payable": "The order can no longer be paid.",
+		// Invites.
+		"aff_code_invalid": "This invite code does not exist or can no longer be used.",
 		// Redemption codes.
 		"code_invalid":               "This redemption code is not valid. Check it: after the prefix, letter case matters.",
 		"code_used":                  "This redemption code has already been used.",
@@ -206,6 +208,8 @@ var catalog = map[Lang]map[string]string{
 		"notify_unknown_order":     "通知中的订单不存在或不属于该支付方式。",
 		"notify_amount_mismatch":   "支付金额或币种与订单不符。",
 		"notify_order_not_payable": "该订单已无法支付。",
+		// Invites.
+		"aff_code_invalid": "该邀请码不存在或已无法使用。",
 		// Redemption codes.
 		"code_invalid":               "兑换码无效，请检查：前缀之后的部分区分大小写。",
 		"code_used":                  "该兑换码已被使用。",

@@ -24,6 +24,7 @@ type Handlers struct {
 	Channels *controller.Channels
 	Billing  *controller.Billing
 	Topups   *controller.Topups
+	Invites  *controller.Invites
 	Auther   middleware.Authenticator
 	Relay    RelayRoutes
 	Metrics  gin.HandlerFunc // nil: /metrics is not on this listener
@@ -90,6 +91,7 @@ func New(h Handlers) *gin.Engine {
 	user.POST("/user/topup", h.Topups.Create)
 	user.GET("/user/topups", h.Topups.Mine)
 	user.GET("/user/topups/:order_no", h.Topups.MyOrder)
+	user.GET("/user/invites", h.Invites.Mine)
 	user.POST("/user/redeem", h.Redemptions.Redeem)
 
 	admin := user.Group("/admin", middleware.Admin())

@@ -264,5 +264,8 @@ func validate(s *Settings) error {
 			return apperr.Field("error_rules", "each rule needs contains (1-200 chars), a known class and an optional status 100-599")
 		}
 	}
+	if err := validateInvite(s); err != nil {
+		return err
+	}
 	return nil
 }
