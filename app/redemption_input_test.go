@@ -200,8 +200,8 @@ func TestRedeem_BadInput(t *testing.T) {
 	if sql, live := balances(t, n, id); sql != credited || live != credited {
 		t.Fatalf("balance SQL %d live %d, want %d", sql, live, credited)
 	}
-	wantBooks(t, n, id)
-	wantBooks(t, n, userID(t, n, "bystander"))
+	wantBooks(t, n, id, credited)
+	wantBooks(t, n, userID(t, n, "bystander"), 0)
 	if got := count(t, n, &model.Credit{}, "user_id = ? AND source = ?", id, model.CreditRedeem); got*quota != credited {
 		t.Fatalf("%d credits for %d units", got, credited)
 	}
@@ -292,7 +292,7 @@ func TestRedeem_GuessesAreLimitedPerUserAndPerNetwork(t *testing.T) {
 	if got := count(t, n, &model.AuditLog{}, "action = ?", "redemption.redeem"); got != 3 {
 		t.Fatalf("%d redeem audit rows, want 3 (failed attempts are not audited)", got)
 	}
-	for _, name := range []string{"neighbour", "grace", "holder", "guesser"} {
-		wantBooks(t, n, userID(t, n, name))
+	for name, want := range map[string]int64{"neighbour": quota, "grace": quota, "holder": quota, "guesser": 0} {
+		wantBooks(t, n, userID(t, n, name), want)
 	}
 }

@@ -93,6 +93,44 @@ func (b *creditBooks) topUp(p *person, amount string) (int64, error) {
 	return o.Quota, nil
 }
 
+// redeemRace has an admin create a batch of one code worth quota units, which every named user then tries to
+// redeem at once: exactly one of them must get it (200), the others 409 code_used.
+func (b *creditBooks) redeemRace(quota int64, names ...string) error {
+	r := b.root.Do("POST", "/api/admin/redemptions", map[string]any{"name": "books", "count": 1, "quota": quota})
+	if r.Status != http.StatusCreated {
+		return fmt.Errorf("create codes: %d %s", r.Status, r.Body)
+	}
+	var batch struct{ Codes []string }
+	if err := json.Unmarshal(r.Body, &batch); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	status := make([]int, len(names))
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status[i] = b.users[name].c.Do("POST", "/api/user/redeem", map[string]any{"code": batch.Codes[0]}).Status
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for i, st := range status {
+		switch st {
+		case http.StatusOK:
+			won++
+			b.gained(b.users[names[i]].id, model.CreditRedeem, quota)
+		case http.StatusConflict:
+		default:
+			return fmt.Errorf("redeem by %s: %d", names[i], st)
+		}
+	}
+	if won != 1 {
+		return fmt.Errorf("%d of %v redeemed one code", won, names)
+	}
+	return nil
+}
+
 // creditStep is one way money reaches users, driven through the public API as a customer or an admin would.
 type creditStep struct {
 	name string
@@ -147,6 +185,15 @@ var creditSteps = []creditStep{
 		_, err = b.topUp(b.users["ivy"], "5.00")                // ivy was invited by nobody
 		return err
 	}},
+	{"redemption codes, one raced for by both", func(b *creditBooks) error {
+		if err := b.redeemRace(2_500_000, "ivy"); err != nil {
+			return err
+		}
+		if err := b.redeemRace(1_250_000, "ian"); err != nil {
+			return err
+		}
+		return b.redeemRace(900_000, "ivy", "ian", "ivy", "ian")
+	}},
 }
 
 // creditStepsWhileSpending run repeatedly while the relay calls are in flight.
@@ -165,6 +212,9 @@ var creditStepsWhileSpending = []creditStep{
 	{"top-ups during spending (not first: no invite share)", func(b *creditBooks) error {
 		_, err := b.topUp(b.users["ian"], "1.00")
 		return err
+	}},
+	{"redemption codes raced for during spending", func(b *creditBooks) error {
+		return b.redeemRace(300_000, "ian", "ivy", "ian")
 	}},
 }
 
