@@ -155,9 +155,9 @@ func TestRedeem_FortyConcurrentRedemptionsOfOneCodeByFiveUsersMoveMoneyOnce(t *t
 	var people []person
 	for i := range 5 {
 		name := fmt.Sprintf("racer%d", i)
-		// Five users are five clients: each speaks from its own address, with 8 attempts (below both guess limits,
-		// whose reservations would otherwise turn some of these 409s into 429s).
-		people = append(people, person{n.SignUp(t, name, "Sprint-Passw0rd-1"), userID(t, n, name), fmt.Sprintf("198.51.100.%d", 10+i)})
+		// All five speak from one address, 40 attempts at once, more than either guess limit: attempts that hold
+		// a real code are never counted as guesses, so none of them is refused 429.
+		people = append(people, person{n.SignUp(t, name, "Sprint-Passw0rd-1"), userID(t, n, name), "198.51.100.10"})
 	}
 	var (
 		wg    sync.WaitGroup
@@ -267,9 +267,7 @@ func TestRedeem_OneUserTwentyConcurrentRedeemsOfOneCodeCreditOnce(t *testing.T) 
 		case http.StatusConflict:
 			wantError(t, r, http.StatusConflict, "code_used")
 		default:
-			// More attempts in flight at once than the user's guess allowance: refused before the lookup.
-			wantError(t, r, http.StatusTooManyRequests, "too_many_attempts")
-			retryAfter(t, r)
+			t.Fatalf("status %d %s: only 200 and 409 expected (a real code is never a guess)", r.Status, r.Body)
 		}
 	}
 	if ok != 1 {

@@ -25,47 +25,60 @@ const (
 	maxGuessesPerIP   = 30
 )
 
-// guesses counts redeem attempts per user and per client network.
+// guesses counts redeem guesses per user and per client network.
 type guesses struct {
 	cache cache.Cache
 	now   func() time.Time
 }
 
-// reserve takes one attempt of the user's and of the network's allowance before the code is looked up, so that
-// concurrent attempts cannot overshoot the limit; the returned release gives it back when the attempt turns out
-// not to be a guess. An allowance already used up answers 429.
-func (g guesses) reserve(ctx context.Context, userID int64, ip string) (release func(), err error) {
-	now := g.now()
+// window names the current window's counters and says when it ends.
+func (g guesses) window(userID int64, ip string) (keys [2]string, limits [2]int64, ends time.Time, now time.Time) {
+	now = g.now()
 	start := now.Truncate(attemptWindow)
 	bucket := strconv.FormatInt(start.Unix(), 10)
-	keys := []string{"redeem:u:" + strconv.FormatInt(userID, 10) + ":" + bucket, "redeem:ip:" + netkey.Of(ip) + ":" + bucket}
-	limits := []int64{maxGuessesPerUser, maxGuessesPerIP}
-	ttl := attemptWindow + time.Minute
-	taken := 0
-	release = func() {
-		for _, k := range keys[:taken] {
-			_, _ = g.cache.Incr(context.WithoutCancel(ctx), k, -1, ttl)
+	keys = [2]string{"redeem:u:" + strconv.FormatInt(userID, 10) + ":" + bucket, "redeem:ip:" + netkey.Of(ip) + ":" + bucket}
+	return keys, [2]int64{maxGuessesPerUser, maxGuessesPerIP}, start.Add(attemptWindow), now
+}
+
+func tooMany(ends, now time.Time) error {
+	secs := int(ends.Sub(now).Seconds()) + 1
+	e := apperr.New(http.StatusTooManyRequests, "too_many_attempts", secs)
+	e.RetryAfter = secs
+	return e
+}
+
+// blocked answers 429 when the user or the network has used up its guesses in this window: then every attempt,
+// even with a valid code, is refused, so the limit is no oracle. It only reads the counters: an attempt with a
+// real code (a success, 409, 410) never counts, so any number of them at once are answered on their merits.
+func (g guesses) blocked(ctx context.Context, userID int64, ip string) error {
+	keys, limits, ends, now := g.window(userID, ip)
+	for i, k := range keys {
+		v, ok, err := g.cache.Get(ctx, k)
+		if err != nil {
+			return fmt.Errorf("redeem limit: %w", err)
+		}
+		if n, _ := strconv.ParseInt(string(v), 10, 64); ok && n >= limits[i] {
+			return tooMany(ends, now)
 		}
 	}
+	return nil
+}
+
+// guessed counts one guess on both counters; the guess that goes past a limit (and every one after it, however
+// many run at once: each increment is atomic) is answered 429 instead of 404, so no more than the limit of
+// guesses per window ever learn that their code does not exist.
+func (g guesses) guessed(ctx context.Context, userID int64, ip string) error {
+	keys, limits, ends, now := g.window(userID, ip)
 	over := false
 	for i, k := range keys {
-		n, err := g.cache.Incr(ctx, k, 1, ttl)
+		n, err := g.cache.Incr(ctx, k, 1, attemptWindow+time.Minute)
 		if err != nil {
-			release()
-			return nil, fmt.Errorf("redeem limit: %w", err)
+			return fmt.Errorf("redeem limit: %w", err)
 		}
-		taken = i + 1
-		if n > limits[i] {
-			over = true
-			break
-		}
+		over = over || n > limits[i]
 	}
 	if over {
-		release()
-		secs := int(start.Add(attemptWindow).Sub(now).Seconds()) + 1
-		e := apperr.New(http.StatusTooManyRequests, "too_many_attempts", secs)
-		e.RetryAfter = secs
-		return nil, e
+		return tooMany(ends, now)
 	}
-	return release, nil
+	return apperr.New(http.StatusNotFound, "code_invalid")
 }

@@ -37,30 +37,21 @@ func (s *Service) Redeem(ctx context.Context, user *model.User, ip, input string
 	if len(input) > maxInput {
 		return nil, apperr.Field("code", "too long")
 	}
-	release, err := s.guesses.reserve(ctx, user.ID, ip)
-	if err != nil {
+	if err := s.guesses.blocked(ctx, user.ID, ip); err != nil {
 		return nil, err
 	}
-	guess := true // an attempt that found no redeemable code keeps its place in the guess counters
-	defer func() {
-		if !guess {
-			release()
-		}
-	}()
 	code, ok := canonical(input)
 	if !ok {
-		return nil, apperr.New(http.StatusNotFound, "code_invalid")
+		return nil, s.guesses.guessed(ctx, user.ID, ip)
 	}
 	r, err := s.store.RedemptionByHash(ctx, s.keys.Hash(code))
 	if errors.Is(err, model.ErrNotFound) {
-		return nil, apperr.New(http.StatusNotFound, "code_invalid")
+		return nil, s.guesses.guessed(ctx, user.ID, ip)
 	} else if err != nil {
-		guess = false
 		return nil, err
 	}
 	now := s.now().UTC()
-	if err := refusal(r, now); err != nil {
-		guess = r.Status == model.RedemptionDisabled
+	if err := s.refusal(ctx, user.ID, ip, r, now); err != nil {
 		return nil, err
 	}
 	// The claim fails only when the code changed since it was read: someone else redeemed it, or an admin
@@ -71,17 +62,14 @@ func (s *Service) Redeem(ctx context.Context, user *model.User, ip, input string
 		}
 		again, rerr := s.store.RedemptionByID(ctx, r.ID)
 		if errors.Is(rerr, model.ErrNotFound) {
-			return nil, apperr.New(http.StatusNotFound, "code_invalid")
+			return nil, s.guesses.guessed(ctx, user.ID, ip)
 		} else if rerr != nil {
-			guess = false
 			return nil, rerr
 		}
-		if err := refusal(again, now); err != nil {
-			guess = again.Status == model.RedemptionDisabled
+		if err := s.refusal(ctx, user.ID, ip, again, now); err != nil {
 			return nil, err
 		}
 	}
-	guess = false
 	if err != nil {
 		return nil, err
 	}
@@ -113,15 +101,16 @@ func (s *Service) credit(ctx context.Context, user *model.User, ip string, r *mo
 	return err
 }
 
-// refusal says why a code cannot be redeemed at now, or nil when it can.
-func refusal(r *model.Redemption, now time.Time) error {
+// refusal says why a code cannot be redeemed at now, or nil when it can; a disabled code is answered like an
+// unknown one, and counts as a guess.
+func (s *Service) refusal(ctx context.Context, userID int64, ip string, r *model.Redemption, now time.Time) error {
 	switch r.StateAt(now) {
 	case model.RedemptionUsed:
 		return apperr.New(http.StatusConflict, "code_used")
 	case model.RedemptionExpired:
 		return apperr.New(http.StatusGone, "code_expired")
 	case model.RedemptionDisabled:
-		return apperr.New(http.StatusNotFound, "code_invalid")
+		return s.guesses.guessed(ctx, userID, ip)
 	}
 	return nil
 }
