@@ -83,6 +83,11 @@ var catalog = map[Lang]map[string]string{
 		"duplicate_key":        "The key %q appears more than once in the request body (keys are compared after JSON unescaping, and fields the gateway reads in any letter case).",
 		"model_wrong_endpoint": "The model %q is not served on %s; call it on %s.",
 		"body_too_many_keys":   "The request body has more than %d top-level keys.",
+		// Spend limits and rate limits (per key, per user, per client IP).
+		"key_budget_exhausted": "This API key has spent its daily or monthly budget; it can be used again when the budget period ends.",
+		"user_rate_limited":    "Too many requests for this account; slow down.",
+		"tpm_exceeded":         "Too many tokens per minute (limit %d); wait for the next minute.",
+		"ip_rate_limited":      "Too many requests from your address (limit %d per minute); slow down.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -165,5 +170,10 @@ var catalog = map[Lang]map[string]string{
 		"duplicate_key":        "请求体中的键 %q 出现了不止一次（键在 JSON 反转义后比较，网关读取的字段不区分大小写）。",
 		"model_wrong_endpoint": "模型 %q 不在 %s 上提供，请改用 %s。",
 		"body_too_many_keys":   "请求体的顶层键超过了 %d 个。",
+		// Spend limits and rate limits (per key, per user, per client IP).
+		"key_budget_exhausted": "该 API 密钥的每日或每月预算已用完，预算周期结束后可再次使用。",
+		"user_rate_limited":    "该账户请求过于频繁，请稍后再试。",
+		"tpm_exceeded":         "每分钟的 token 数超过了上限（%d），请等到下一分钟。",
+		"ip_rate_limited":      "来自你的地址的请求过多（每分钟最多 %d 次），请稍后再试。",
 	},
 }

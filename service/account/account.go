@@ -20,6 +20,7 @@ import (
 	"tollgate/service/audit"
 	"tollgate/service/bus"
 	"tollgate/service/cache"
+	"tollgate/service/netkey"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
 )
@@ -167,7 +168,7 @@ func (s *Service) signupSlot(ctx context.Context, ip string, limit int) (func(),
 	}
 	now := s.opt.Now()
 	hour := now.Truncate(time.Hour)
-	key := "signup:" + networkKey(ip) + ":" + strconv.FormatInt(hour.Unix(), 10)
+	key := "signup:" + netkey.Of(ip) + ":" + strconv.FormatInt(hour.Unix(), 10)
 	n, err := s.cache.Incr(ctx, key, 1, time.Hour+time.Minute)
 	if err != nil {
 		return nil, fmt.Errorf("sign-up limit: %w", err)

@@ -1,11 +1,13 @@
-package account
+// Package netkey names the network a per-address limit counts a client by (sign-ups, sign-in throttling, the
+// relay's per-IP rate).
+package netkey
 
 import "net/netip"
 
-// networkKey is the address a per-address limit counts: an IPv4 address as it is, an IPv6 address as its
+// Of is the address a per-address limit counts: an IPv4 address as it is, an IPv6 address as its
 // /64. One IPv6 host (any VPS) holds a whole /64, so counting single IPv6 addresses would give an attacker
 // 2^64 fresh allowances for sign-ups and password guesses. Anything unparsable is counted as given.
-func networkKey(ip string) string {
+func Of(ip string) string {
 	a, err := netip.ParseAddr(ip)
 	if err != nil {
 		return ip
