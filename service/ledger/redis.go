@@ -56,9 +56,11 @@ func winSuffix(tokenID int64, w Window) string {
 	return strconv.FormatInt(tokenID, 10) + ":" + strconv.FormatInt(w.Start.Unix(), 10) + ":" + strconv.FormatInt(w.End.Unix(), 10)
 }
 
-// winExpiry is when a window's keys go: after its period, once every hold made in it has settled or expired.
+// winExpiry is when a window's keys go: after its period, once every hold made in it has settled or expired,
+// and never before a hold made now could (a request admitted just before the period ended).
 func (r *Redis) winExpiry(end int64) int64 {
-	return time.Unix(end, 0).Add(r.cfg.holdTTL + holdKeyGrace).UnixMilli()
+	keep := r.cfg.holdTTL + holdKeyGrace
+	return max(time.Unix(end, 0).Add(keep).UnixMilli(), r.nowMS()+keep.Milliseconds())
 }
 
 // ensureWindows loads the windows named by a script's space-separated "<tid>:<start>:<end>" list.
