@@ -186,7 +186,9 @@ func TestBudget_DayAndMonthRollOverAndARestartRemembers(t *testing.T) {
 	w.fiftyPerCall()
 	u := w.user("roller", 1_000_000)
 	k := w.key(u, map[string]any{"daily_budget": 100, "monthly_budget": 150})
-	chat := func(w *world) *answer { return w.call("POST", "/v1/chat/completions", k.Key, chatBody("gpt-4o-mini", false)) }
+	chat := func(w *world) *answer {
+		return w.call("POST", "/v1/chat/completions", k.Key, chatBody("gpt-4o-mini", false))
+	}
 	msgs := func(w *world) *answer {
 		return w.call("POST", "/v1/messages", k.Key, messagesBody("claude-sonnet-4-5", false))
 	}
