@@ -47,7 +47,7 @@ func (r *Relay) limitIP(c *gin.Context) *relayError {
 		return newErr(http.StatusServiceUnavailable, "cache_unavailable")
 	}
 	var prev int64
-	if cur > limit/2 { // the previous minute can only matter once this one is half full
+	if cur <= limit { // over the limit this minute alone: the previous one cannot change the answer
 		b, ok, err := r.Cache.Get(ctx, "iprpm:"+net+":"+strconv.FormatInt(minute-1, 10))
 		if err != nil {
 			return newErr(http.StatusServiceUnavailable, "cache_unavailable")
