@@ -283,6 +283,9 @@ func TestBudget_BadValuesAndALoweredBudget(t *testing.T) {
 		t.Fatalf("budget off: %d %s", a.status, a.body)
 	}
 	s.waitLogs(3, "token_id = ?", k.ID)
+	if v := keyView(t, s.alice, k.ID); v.SpentToday != 150 || v.DailyBudget != 0 {
+		t.Fatalf("budget off: key view %+v, want 150 spent today (from SQL, not the stale window)", v)
+	}
 	// On again at 150: the window is reloaded from SQL (150 spent), so the next call is refused.
 	patch(map[string]any{"daily_budget": 150})
 	budgetRefused(t, call(), false, 24*time.Hour)

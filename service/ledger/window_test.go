@@ -186,3 +186,29 @@ func TestWindows_NoBudgetNoWindowTouched(t *testing.T) {
 		}
 	})
 }
+
+func TestMemory_EndedWindowsAreDropped(t *testing.T) {
+	loader := newLoader()
+	loader.set(1_000_000, 0)
+	clock := newClock()
+	clock.t = day1
+	l := NewMemory(loader, WithClock(clock.Now), WithHoldTTL(time.Hour))
+	ctx := context.Background()
+	old := budgeted(day1, 1000, 0)
+	must(t, l.Reserve(ctx, "a", old, 10))
+	if _, err := l.Settle(ctx, "a", 10); err != nil {
+		t.Fatal(err)
+	}
+	must(t, l.Reserve(ctx, "held", old, 10)) // a hold keeps its window alive past the period
+	clock.Advance(3 * 24 * time.Hour)
+	must(t, l.Reserve(ctx, "b", budgeted(clock.Now(), 1000, 0), 10))
+	if _, live, _ := l.WindowSpent(ctx, 1, old.Windows[0]); !live {
+		t.Fatal("a window with money on hold was dropped")
+	}
+	must(t, l.Release(ctx, "held"))
+	clock.Advance(sweepEvery)
+	must(t, l.Reserve(ctx, "c", budgeted(clock.Now(), 1000, 0), 10))
+	if _, live, _ := l.WindowSpent(ctx, 1, old.Windows[0]); live {
+		t.Fatal("an ended window that holds nothing is still kept")
+	}
+}

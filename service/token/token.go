@@ -330,10 +330,11 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-// spent is what a key was charged in w: from the live window when a budget keeps it live (that includes
-// settlements the log writer has not written yet), else from SQL. 0 when neither answers.
+// spent is what a key was charged in w: from the live window when its budget (w.Limit > 0) keeps it live (that
+// includes settlements the log writer has not written yet), else from SQL: a window left live by a budget
+// since switched off has missed what was spent after. 0 when neither answers.
 func (s *Service) spent(ctx context.Context, tokenID int64, w ledger.Window) int64 {
-	if s.quotas != nil {
+	if s.quotas != nil && w.Limit > 0 {
 		if v, ok, err := s.quotas.WindowSpent(ctx, tokenID, w); err == nil && ok {
 			return v
 		}
