@@ -29,8 +29,12 @@ import (
 	"tollgate/service/channel"
 	"tollgate/service/group"
 	"tollgate/service/health"
+	"tollgate/service/invite"
 	"tollgate/service/ledger"
 	"tollgate/service/metrics"
+	"tollgate/service/payment"
+	"tollgate/service/payment/epay"
+	stripepay "tollgate/service/payment/stripe"
 	"tollgate/service/pricing"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
@@ -66,6 +70,7 @@ type App struct {
 	Settings *setting.Service
 	Groups   *group.Service
 	Accounts *account.Service
+	Invites  *invite.Service
 	Tokens   *token.Service
 	Audit    *audit.Log
 	Channels *channel.Service
@@ -75,6 +80,7 @@ type App struct {
 	Health   *health.Tracker
 	Prober   *relay.Prober
 	Metrics  *metrics.Metrics
+	Payments *payment.Service
 	Handler  http.Handler
 
 	redis   *redis.Client
@@ -132,9 +138,12 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	}
 	a.Audit = audit.New(a.Store)
 	a.Settings = setting.New(a.Store, a.Bus)
+	a.Settings.UseKeyring(a.Keys) // payment secrets are stored sealed
 	a.Groups = group.New(a.Store, a.Bus, a.Audit)
 	a.Accounts = account.New(a.Store, a.Cache, a.Bus, a.Keys, a.Settings, a.Groups, a.Ledger, a.Audit,
 		account.Options{BcryptCost: opt.BcryptCost, RefreshGrace: opt.RefreshGrace})
+	a.Invites = invite.New(a.Store, a.Settings, a.Accounts)
+	a.Accounts.SetInvites(a.Invites)
 	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger, a.Accounts, a.Audit)
 	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
 	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)
@@ -183,6 +192,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Prober.StartSchedule(func() time.Duration { return time.Duration(a.Settings.Get().ChannelTestInterval) * time.Second })
 	a.closers = append(a.closers, a.Prober.Close)
 	go func() { _ = a.Relay.Counter.Warm() }() // load the tokenizer vocabularies before the first request needs them
+	// Top-ups; the invite service pays the inviter's share of an invitee's first top-up.
+	a.Payments = payment.New(a.Store, a.Accounts, a.Settings, a.Audit, payment.Options{Rewarder: a.Invites},
+		epay.New(), stripepay.New(cfg.StripeAPIBase))
 	generated, err := a.Accounts.EnsureRoot(ctx, cfg.RootPassword)
 	if err != nil {
 		return nil, "", fmt.Errorf("create root: %w", err)
@@ -196,7 +208,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health},
 		Metrics:  a.metricsRoute(),
 		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store), Settings: a.Settings},
+		Invites:  &controller.Invites{Invites: a.Invites},
 		Relay:    a.Relay,
+		Topups:   &controller.Topups{Payments: a.Payments, PublicURL: cfg.PublicURL},
 		Auther:   a.Accounts,
 		SPA:      web.New(),
 		Trusted:  cfg.TrustedProxies,
