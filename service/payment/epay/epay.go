@@ -8,6 +8,7 @@ import (
 	"crypto/md5"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"sort"
 	"strings"
@@ -57,6 +58,26 @@ func Sign(params url.Values, key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+var errAmbiguous = errors.New("epay: a parameter holds '&' (or a name '='): its sign would have two readings")
+
+// unambiguous reports whether the signed string of params has one reading: no name holds '&' or '=' and no
+// value holds '&'. The same key signs our submit.php URL (which the customer sees) and the gateway's notify,
+// and k=v&k=v has no escaping, so a value with "&trade_status=TRADE_SUCCESS" in it would let a customer
+// re-split a submit sign into a paid notify.
+func unambiguous(params url.Values) bool {
+	for k, vs := range params {
+		if strings.ContainsAny(k, "&=") {
+			return false
+		}
+		for _, v := range vs {
+			if strings.Contains(v, "&") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // submitURL is gateway_url/submit.php (a gateway_url that already names a .php page is used as is).
 func submitURL(gateway string) string {
 	g := strings.TrimRight(gateway, "/")
@@ -71,6 +92,9 @@ func (Provider) Checkout(_ context.Context, p *setting.Payment, o *model.TopupOr
 	e := p.Epay
 	v := url.Values{"pid": {e.PID}, "type": {o.Method}, "out_trade_no": {o.OrderNo}, "notify_url": {u.Notify},
 		"return_url": {u.Return}, "name": {"Top-up " + o.OrderNo}, "money": {o.Amount}}
+	if !unambiguous(v) {
+		return "", errAmbiguous // e.g. a Host header with "&k=v" in it: never sign what could read as a notify
+	}
 	v.Set("sign", Sign(v, e.Key))
 	v.Set("sign_type", "MD5")
 	return submitURL(e.GatewayURL) + "?" + v.Encode(), nil
@@ -100,6 +124,9 @@ func (Provider) Verify(_ context.Context, p *setting.Payment, in payment.Inbound
 		if len(vs) != 1 { // a repeated name is ambiguous: which one did the gateway sign?
 			return payment.Notice{}, payment.Refusal(payment.CodeMalformed)
 		}
+	}
+	if !unambiguous(params) {
+		return payment.Notice{}, payment.Refusal(payment.CodeMalformed)
 	}
 	got := strings.ToLower(params.Get("sign"))
 	if st := params.Get("sign_type"); st != "" && !strings.EqualFold(st, "MD5") {
