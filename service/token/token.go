@@ -59,6 +59,9 @@ type Service struct {
 	byHash *cache.Local[string, *Cached]
 	// Clock places spend in its UTC day and month (nil: time.Now); the relay's Clock in tests.
 	Clock func() time.Time
+	// Logs is this node's usage log writer (nil: none). A budget switched on reloads what the key spent from
+	// SQL, so what the writer still holds (settled calls not yet written) is written first.
+	Logs interface{ Flush() }
 }
 
 // Cached is a key as the relay sees it: the row plus its parsed IP allowlist.
@@ -394,6 +397,9 @@ func (s *Service) Update(ctx context.Context, owner *model.User, id int64, in In
 		}
 		if monthly == 0 && t.MonthlyBudget > 0 {
 			stale = append(stale, ledger.MonthWindow(now, t.MonthlyBudget))
+		}
+		if len(stale) > 0 && s.Logs != nil {
+			s.Logs.Flush()
 		}
 		if err := s.quotas.ResetWindows(ctx, t.ID, stale...); err != nil {
 			return nil, fmt.Errorf("reset spend windows: %w", err)
