@@ -182,7 +182,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Sticky: sticky.New(a.Cache, nil, time.Now),
 	})
 	a.Relay.Clock, a.Tokens.Clock = opt.Clock, opt.Clock
-	a.Tokens.Logs = a.Logs // a budget switched on reloads spend from SQL: the writer's batch is written first
+	a.Tokens.Logs = a.Logs  // a budget switched on reloads spend from SQL: the writer's batch is written first
 	if cfg.RedisURL != "" { // an in-process ledger answers in microseconds: nothing to overlap
 		a.Relay.Headroom = relay.NewHeadroom()
 	}
