@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // Top-up order states. pending → paid | failed | expired; a payment that arrives after expiry still turns an
@@ -50,6 +51,34 @@ func (s *Store) CreateTopup(ctx context.Context, o *TopupOrder) error {
 	return translate(s.DB.WithContext(ctx).Create(o).Error)
 }
 
+// CreateTopupCapped inserts o unless its user already holds max pending, unexpired orders at now (false, nil).
+// The count and the insert run in one transaction under a lock of the user's row, so concurrent creations
+// by one user are counted one after another and never open more than max.
+func (s *Store) CreateTopupCapped(ctx context.Context, o *TopupOrder, max int64, now time.Time) (bool, error) {
+	created := false
+	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u struct{ ID int64 }
+		if err := tx.Model(&User{}).Select("id").Where("id = ?", o.UserID).
+			Clauses(clause.Locking{Strength: "UPDATE"}).Take(&u).Error; err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.Model(&TopupOrder{}).
+			Where("user_id = ? AND status = ? AND expires_at > ?", o.UserID, TopupPending, now).Count(&n).Error; err != nil {
+			return err
+		}
+		if n >= max {
+			return nil
+		}
+		if err := tx.Create(o).Error; err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	return created, translate(err)
+}
+
 // GetTopup loads an order by its number (ErrNotFound).
 func (s *Store) GetTopup(ctx context.Context, orderNo string) (*TopupOrder, error) {
 	var o TopupOrder
@@ -72,14 +101,6 @@ func (s *Store) ListTopups(ctx context.Context, f TopupFilter, p Page) ([]TopupO
 		q = q.Where("provider = ?", f.Provider)
 	}
 	return newestPage[TopupOrder](q, p)
-}
-
-// CountPendingTopups counts a user's orders still waiting for payment at now.
-func (s *Store) CountPendingTopups(ctx context.Context, userID int64, now time.Time) (int64, error) {
-	var n int64
-	err := s.DB.WithContext(ctx).Model(&TopupOrder{}).
-		Where("user_id = ? AND status = ? AND expires_at > ?", userID, TopupPending, now).Count(&n).Error
-	return n, err
 }
 
 // ClaimTopup, inside tx, marks a pending or expired order of provider paid: one conditional UPDATE, so of

@@ -181,11 +181,6 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput, base
 		return nil, apperr.New(http.StatusBadRequest, "amount_out_of_range", t.MinAmount, t.MaxAmount, t.Currency)
 	}
 	now := s.opt.Now()
-	if n, err := s.store.CountPendingTopups(ctx, userID, now); err != nil {
-		return nil, err
-	} else if n >= MaxPendingOrders {
-		return nil, apperr.New(http.StatusTooManyRequests, "too_many_pending_orders", MaxPendingOrders)
-	}
 	no, err := newOrderNo(now)
 	if err != nil {
 		return nil, err
@@ -195,8 +190,10 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput, base
 		Amount: amount.StringFixed(int32(places)), Currency: t.Currency, Quota: quota, Bonus: bonus,
 		Status: model.TopupPending, CreatedAt: now, UpdatedAt: now,
 		ExpiresAt: now.Add(time.Duration(st.Payment.OrderTTLMinutes) * time.Minute)}
-	if err := s.store.CreateTopup(ctx, o); err != nil {
+	if created, err := s.store.CreateTopupCapped(ctx, o, MaxPendingOrders, now); err != nil {
 		return nil, fmt.Errorf("create order: %w", err)
+	} else if !created { // counted with the insert, under a lock of the user: concurrency cannot pass the cap
+		return nil, apperr.New(http.StatusTooManyRequests, "too_many_pending_orders", MaxPendingOrders)
 	}
 	base = strings.TrimRight(base, "/")
 	urls := URLs{Notify: base + "/api/payment/" + in.Provider + "/notify",
