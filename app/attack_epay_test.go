@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -79,6 +80,58 @@ func TestAttack_EpaySubmitSignReplayedAsNotify(t *testing.T) {
 	}
 	if status == 200 || tpBalance(t, user) != start {
 		t.Fatalf("a notify forged from the submit sign was taken: %d %s, balance %d → %d", status, out, start, tpBalance(t, user))
+	}
+	tpBooks(t, w.node, user)
+}
+
+// TestAttack_EpayParameterPollution: a genuine signed notify with a second copy of a name (in the query and the
+// form body, or twice in one of them), or with a changed value in the body over a genuine query, is refused and
+// credits nothing; the genuine notify then credits once.
+func TestAttack_EpayParameterPollution(t *testing.T) {
+	w := newTopupWorld(t)
+	user := w.node.SignUp(t, "polluter", "Tollgate-pay-77")
+	start := tpBalance(t, user)
+	o := w.order(user, "epay", "alipay", "10.00")
+	no := o["order_no"].(string)
+	genuine := w.gw.PaidParams(no, "10.00", "alipay")
+	q := url.Values{}
+	for k, v := range genuine {
+		q.Set(k, v)
+	}
+	send := func(query, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest("POST", w.notifyURL()+"?"+query, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	for _, c := range []struct{ name, query, body string }{
+		{"money overridden in the body", q.Encode(), "money=100.00"},
+		{"money twice in the query", q.Encode() + "&money=100.00", ""},
+		{"money twice in the body", "", q.Encode() + "&money=10.00"},
+		{"a NUL after money", strings.Replace(q.Encode(), "money=10.00", "money=10.00%00", 1), ""},
+		{"fullwidth digits", strings.Replace(q.Encode(), "money=10.00", "money=%EF%BC%91%EF%BC%90.00", 1), ""},
+	} {
+		if status, out := send(c.query, c.body); status != 400 {
+			t.Fatalf("%s: %d %s, want 400", c.name, status, out)
+		}
+	}
+	if got := tpBalance(t, user); got != start {
+		t.Fatalf("polluted notifies moved the balance: %d → %d", start, got)
+	}
+	if status, out := send(q.Encode(), ""); status != 200 || out != "success" {
+		t.Fatalf("genuine notify: %d %s", status, out)
+	}
+	if got := tpBalance(t, user); got != start+1369863 {
+		t.Fatalf("balance %d, want %d", got, start+1369863)
 	}
 	tpBooks(t, w.node, user)
 }
