@@ -95,8 +95,8 @@ func (s *Service) Credit(ctx context.Context, userID, units int64, src CreditSou
 		} else if err != nil {
 			return err
 		}
-		return tx.Create(&model.AuditLog{ActorID: src.Actor.ID, ActorName: src.Actor.Name, Action: src.Action,
-			Target: target, Detail: string(dj), IP: src.Actor.IP}).Error
+		return s.store.CreateAuditTx(ctx, tx, &model.AuditLog{ActorID: src.Actor.ID, ActorName: src.Actor.Name, Action: src.Action,
+			Target: target, Detail: string(dj), IP: src.Actor.IP})
 	})
 	if err != nil {
 		return err
