@@ -246,7 +246,7 @@ func (s *Service) Mine(ctx context.Context, userID int64) (*Summary, error) {
 	if out.Invited, err = s.store.CountInvitees(ctx, userID); err != nil {
 		return nil, err
 	}
-	if out.RewardedQuota, err = s.store.SumCreditsFrom(ctx, userID, model.CreditInvite); err != nil {
+	if out.RewardedQuota, err = s.store.SumCredits(ctx, userID, model.CreditInvite); err != nil {
 		return nil, err
 	}
 	latest, err := s.store.LatestInvitees(ctx, userID, LatestN)
