@@ -113,7 +113,7 @@ func (s *Service) Welcome(ctx context.Context, u *model.User, ip string) error {
 }
 
 // RewardFirstTopup credits an invitee's inviter first_topup_percent % of paidUnits (the units a paid top-up
-// order credited), rounded as pricing.Percent does. Only the invitee's first paid top-up counts: once per
+// order bought, its bonus excluded), rounded as pricing.Percent does. Only the invitee's first paid top-up counts: once per
 // invitee whatever the concurrency (IdemKey invite:first_topup:<invitee>), and not at all when the earliest
 // top-up credit of the invitee is another order (one paid while the percentage was 0 makes later ones not
 // first). Nothing happens, and nil is returned, when the percentage is 0, the invitee has no inviter, the share
