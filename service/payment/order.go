@@ -227,8 +227,17 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// List pages through orders (f.UserID 0: everyone's), expiring overdue ones first.
+// List pages through orders (f.UserID 0: everyone's), expiring overdue ones first. A status or provider that
+// no order can have is 400 naming the field (a typo must not read as "no orders").
 func (s *Service) List(ctx context.Context, f model.TopupFilter, p model.Page) ([]model.TopupOrder, int64, error) {
+	switch f.Status {
+	case "", model.TopupPending, model.TopupPaid, model.TopupFailed, model.TopupExpired:
+	default:
+		return nil, 0, apperr.Field("status", `must be "pending", "paid", "failed" or "expired"`)
+	}
+	if _, ok := s.providers[f.Provider]; f.Provider != "" && !ok {
+		return nil, 0, apperr.Field("provider", `must be "epay" or "stripe"`)
+	}
 	if _, err := s.store.ExpireTopups(ctx, f.UserID, s.opt.Now()); err != nil {
 		return nil, 0, err
 	}
