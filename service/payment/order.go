@@ -182,7 +182,7 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput, base
 	}
 	now := s.opt.Now()
 	if n, err := s.store.CountPendingTopups(ctx, userID, now); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("count pending orders of %d: %w", userID, err)
 	} else if n >= MaxPendingOrders {
 		return nil, apperr.New(http.StatusTooManyRequests, "too_many_pending_orders", MaxPendingOrders)
 	}
@@ -239,13 +239,16 @@ func (s *Service) List(ctx context.Context, f model.TopupFilter, p model.Page) (
 		return nil, 0, apperr.Field("provider", `must be "epay" or "stripe"`)
 	}
 	if _, err := s.store.ExpireTopups(ctx, f.UserID, s.opt.Now()); err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("expire overdue orders: %w", err)
 	}
 	items, total, err := s.store.ListTopups(ctx, f, p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list orders: %w", err)
+	}
 	if items == nil {
 		items = []model.TopupOrder{}
 	}
-	return items, total, err
+	return items, total, nil
 }
 
 // Get returns one order; with userID ≠ 0 only that user's (another user's order is 404, as if missing).
@@ -255,11 +258,11 @@ func (s *Service) Get(ctx context.Context, userID int64, orderNo string) (*model
 		return nil, apperr.New(http.StatusNotFound, "order_not_found")
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load order %s: %w", orderNo, err)
 	}
 	if now := s.opt.Now(); o.Status == model.TopupPending && !o.ExpiresAt.After(now) {
 		if _, err := s.store.SettleTopup(ctx, o.OrderNo, o.Provider, []string{model.TopupPending}, model.TopupExpired, "", now); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("expire order %s: %w", orderNo, err)
 		}
 		return s.store.GetTopup(ctx, orderNo)
 	}
