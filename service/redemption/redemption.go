@@ -159,9 +159,16 @@ func (s *Service) List(ctx context.Context, f Filter, p model.Page) ([]View, int
 	return out, total, nil
 }
 
-// Batches pages through batches with their counts, newest first.
+// Batches pages through batches with their counts, newest first (an empty page is [], not null).
 func (s *Service) Batches(ctx context.Context, p model.Page) ([]model.RedemptionBatch, int64, error) {
-	return s.store.ListRedemptionBatches(ctx, s.now().UTC(), p)
+	items, total, err := s.store.ListRedemptionBatches(ctx, s.now().UTC(), p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list redemption batches: %w", err)
+	}
+	if items == nil {
+		items = []model.RedemptionBatch{}
+	}
+	return items, total, nil
 }
 
 // ExportRow is one code of a batch in clear, for the CSV export.
