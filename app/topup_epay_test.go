@@ -177,3 +177,20 @@ func TestEpay_LatePaymentOfAnExpiredOrderIsStillCredited(t *testing.T) {
 	}
 	tpBooks(t, w.node, user)
 }
+
+func TestEpay_SwitchedOffProviderStillSettlesItsOpenOrders(t *testing.T) {
+	w := newTopupWorld(t)
+	user := w.node.SignUp(t, "paidbefore", "Tollgate-pay-77")
+	no := w.order(user, "epay", "alipay", "7.30")["order_no"].(string)
+	wantStatus(t, w.root.Do("PUT", "/api/admin/settings", map[string]any{"payment": map[string]any{
+		"epay": map[string]any{"enabled": false}}}), 200)
+	// New orders are refused, but the customer who already paid is credited.
+	wantError(t, user.Do("POST", "/api/user/topup", map[string]any{"provider": "epay", "amount": "10"}), 403, "provider_disabled")
+	if status, body, _ := epaytest.Post(w.notifyURL(), w.gw.PaidParams(no, "7.30", "alipay")); status != 200 || body != "success" {
+		t.Fatalf("notify after switching off: %d %s", status, body)
+	}
+	if s := tpOrder(t, user, no); s["status"] != "paid" || tpBalance(t, user) != 1_000_000 {
+		t.Fatalf("order %v, balance %d", s["status"], tpBalance(t, user))
+	}
+	tpBooks(t, w.node, user)
+}
