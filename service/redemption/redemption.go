@@ -213,7 +213,7 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id int64, st
 	if action == "" {
 		return nil, apperr.Field("status", `must be "disabled" or "unused"`)
 	}
-	r, err := s.settled(ctx, id)
+	r, err := s.editableCode(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +227,9 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id int64, st
 			r.Status = status
 			break
 		}
-		// Nothing changed: the code was redeemed or deleted meanwhile (settled answers those), already has this
+		// Nothing changed: the code was redeemed or deleted meanwhile (editableCode answers those), already has this
 		// status, or another admin flipped it since it was read (then try again).
-		if r, err = s.settled(ctx, id); err != nil {
+		if r, err = s.editableCode(ctx, id); err != nil {
 			return nil, err
 		}
 		if r.Status == status {
@@ -242,7 +242,7 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id int64, st
 
 // Delete removes a code that was never used (unused or disabled); a used code is 409 redemption_used.
 func (s *Service) Delete(ctx context.Context, actor audit.Actor, id int64) error {
-	r, err := s.settled(ctx, id)
+	r, err := s.editableCode(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func (s *Service) Delete(ctx context.Context, actor audit.Actor, id int64) error
 		return err
 	}
 	if !deleted { // redeemed or deleted since it was read
-		if _, err := s.settled(ctx, id); err != nil {
+		if _, err := s.editableCode(ctx, id); err != nil {
 			return err
 		}
 		return apperr.New(http.StatusNotFound, "redemption_not_found")
@@ -260,8 +260,8 @@ func (s *Service) Delete(ctx context.Context, actor audit.Actor, id int64) error
 	return nil
 }
 
-// settled loads a code an admin acts on: 404 when missing, 409 redemption_used once it was redeemed.
-func (s *Service) settled(ctx context.Context, id int64) (*model.Redemption, error) {
+// editableCode loads a code an admin acts on: 404 when missing, 409 redemption_used once it was redeemed.
+func (s *Service) editableCode(ctx context.Context, id int64) (*model.Redemption, error) {
 	r, err := s.store.RedemptionByID(ctx, id)
 	if errors.Is(err, model.ErrNotFound) {
 		return nil, apperr.New(http.StatusNotFound, "redemption_not_found")
