@@ -46,12 +46,8 @@ func (s *Service) Options() TopupOptions {
 	p := &s.settings.Get().Payment
 	out := TopupOptions{Providers: []ProviderOption{}, Presets: append([]string{}, p.Presets...),
 		Bonus: append([]setting.BonusTier{}, p.Bonus...), OrderTTLMinutes: p.OrderTTLMinutes}
-	for _, name := range []string{"epay", "stripe"} { // a stable order
-		prov, ok := s.providers[name]
-		if !ok {
-			continue
-		}
-		t := prov.Terms(p)
+	for _, name := range s.names {
+		t := s.providers[name].Terms(p)
 		if !t.Enabled {
 			continue
 		}
@@ -155,7 +151,7 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput, base
 	st := s.settings.Get()
 	prov, ok := s.providers[in.Provider]
 	if !ok {
-		return nil, apperr.Field("provider", `must be "epay" or "stripe"`)
+		return nil, apperr.Field("provider", "must be one of "+s.providerList())
 	}
 	t := prov.Terms(&st.Payment)
 	if !t.Enabled {
@@ -218,6 +214,9 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput, base
 		Status: o.Status, ExpiresAt: o.ExpiresAt}, nil
 }
 
+// providerList names the providers for a validation message ("epay", "stripe").
+func (s *Service) providerList() string { return `"` + strings.Join(s.names, `", "`) + `"` }
+
 func contains(list []string, v string) bool {
 	for _, x := range list {
 		if x == v {
@@ -236,7 +235,7 @@ func (s *Service) List(ctx context.Context, f model.TopupFilter, p model.Page) (
 		return nil, 0, apperr.Field("status", `must be "pending", "paid", "failed" or "expired"`)
 	}
 	if _, ok := s.providers[f.Provider]; f.Provider != "" && !ok {
-		return nil, 0, apperr.Field("provider", `must be "epay" or "stripe"`)
+		return nil, 0, apperr.Field("provider", "must be one of "+s.providerList())
 	}
 	if _, err := s.store.ExpireTopups(ctx, f.UserID, s.opt.Now()); err != nil {
 		return nil, 0, fmt.Errorf("expire overdue orders: %w", err)
