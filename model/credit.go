@@ -15,6 +15,9 @@ const (
 	CreditTopup  = "topup"  // a paid top-up order
 	CreditRedeem = "redeem" // a redemption code
 	CreditInvite = "invite" // an invite reward (inviter or invitee)
+	// CreditOpening is the one credit each user of a database older than the credits table got at the upgrade:
+	// the balance (quota + used_quota) granted before credits were recorded.
+	CreditOpening = "opening"
 )
 
 // Credit is one movement of a user's balance that is not spending: the durable record that makes the books
