@@ -1,8 +1,11 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -73,11 +76,22 @@ func TestEpay_ValidNotifyCreditsExactlyOnceAndRefusesForgeries(t *testing.T) {
 			t.Fatalf("%s: %d %s (%v), want 400 %s", c.name, status, body, err, c.code)
 		}
 	}
+	// A validly signed notify sent as JSON: not the form Epay posts.
+	js, _ := json.Marshal(w.gw.PaidParams(orderNo, "10.00", "alipay"))
+	jsRes, err := http.Post(w.notifyURL(), "application/json", bytes.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsBody, _ := io.ReadAll(jsRes.Body)
+	jsRes.Body.Close()
+	if jsRes.StatusCode != 400 || !strings.Contains(string(jsBody), `"code":"notify_malformed"`) {
+		t.Fatalf("JSON notify: %d %s", jsRes.StatusCode, jsBody)
+	}
 	if got := tpBalance(t, user); got != start {
 		t.Fatalf("forgeries moved the balance: %d → %d", start, got)
 	}
-	if n := tpAuditCount(t, w.node, "topup.notify_rejected", ""); n != int64(len(cases)) {
-		t.Fatalf("rejected-notify audit rows = %d, want %d", n, len(cases))
+	if n := tpAuditCount(t, w.node, "topup.notify_rejected", ""); n != int64(len(cases))+1 {
+		t.Fatalf("rejected-notify audit rows = %d, want %d", n, len(cases)+1)
 	}
 
 	// The real notify, five times at once and then again: one credit, "success" every time.
