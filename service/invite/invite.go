@@ -235,7 +235,7 @@ func (s *Service) Mine(ctx context.Context, userID int64) (*Summary, error) {
 	if errors.Is(err, model.ErrNotFound) {
 		return nil, apperr.New(http.StatusNotFound, "user_not_found")
 	} else if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("invites of %d: %w", userID, err)
 	}
 	out := &Summary{Latest: []Invitee{}}
 	if u.AffCode != nil {
@@ -244,14 +244,14 @@ func (s *Service) Mine(ctx context.Context, userID int64) (*Summary, error) {
 		return nil, err
 	}
 	if out.Invited, err = s.store.CountInvitees(ctx, userID); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("count invitees of %d: %w", userID, err)
 	}
 	if out.RewardedQuota, err = s.store.SumCredits(ctx, userID, model.CreditInvite); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("invite credits of %d: %w", userID, err)
 	}
 	latest, err := s.store.LatestInvitees(ctx, userID, LatestN)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("latest invitees of %d: %w", userID, err)
 	}
 	for _, v := range latest {
 		out.Latest = append(out.Latest, Invitee{Username: Mask(v.Username), CreatedAt: v.CreatedAt})

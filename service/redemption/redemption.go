@@ -150,7 +150,7 @@ func (s *Service) List(ctx context.Context, f Filter, p model.Page) ([]View, int
 	}
 	rows, total, err := s.store.ListRedemptions(ctx, mf, p)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("list redemption codes: %w", err)
 	}
 	out := make([]View, len(rows))
 	for i, r := range rows {
@@ -189,7 +189,7 @@ func (s *Service) Export(ctx context.Context, actor audit.Actor, batch string) (
 	}
 	rows, err := s.store.BatchRedemptions(ctx, batch)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load redemption batch %s: %w", batch, err)
 	}
 	if len(rows) == 0 {
 		return nil, apperr.New(http.StatusNotFound, "redemption_batch_not_found")
@@ -220,7 +220,7 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id int64, st
 	for {
 		changed, err := s.store.SetRedemptionStatus(ctx, id, status)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("set status of redemption code %d: %w", id, err)
 		}
 		if changed {
 			s.audit.Record(ctx, actor, action, "redemption "+r.Hint, map[string]any{"id": id, "batch": r.BatchID, "status": status})
@@ -248,7 +248,7 @@ func (s *Service) Delete(ctx context.Context, actor audit.Actor, id int64) error
 	}
 	deleted, err := s.store.DeleteRedemption(ctx, id)
 	if err != nil {
-		return err
+		return fmt.Errorf("delete redemption code %d: %w", id, err)
 	}
 	if !deleted { // redeemed or deleted since it was read
 		if _, err := s.editableCode(ctx, id); err != nil {
@@ -266,7 +266,7 @@ func (s *Service) editableCode(ctx context.Context, id int64) (*model.Redemption
 	if errors.Is(err, model.ErrNotFound) {
 		return nil, apperr.New(http.StatusNotFound, "redemption_not_found")
 	} else if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load redemption code %d: %w", id, err)
 	}
 	if r.Status == model.RedemptionUsed {
 		return nil, apperr.New(http.StatusConflict, "redemption_used")
