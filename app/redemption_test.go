@@ -308,6 +308,10 @@ func TestRedemptionBatch_ExportsOneCSVLinePerCodeAndTheCodesRedeem(t *testing.T)
 	n := apptest.New(t)
 	root := n.Root(t)
 	const quota = 2_500_000
+	// No batch yet: an empty list, not null (the console maps over it).
+	if r := root.Do("GET", "/api/admin/redemptions/batches", nil); r.Status != 200 || !strings.Contains(string(r.Body), `"items":[]`) {
+		t.Fatalf("empty batch list: %d %s", r.Status, r.Body)
+	}
 	b := newBatch(t, root, 100, quota, nil)
 	other := newBatch(t, root, 3, 9, nil) // another batch, which must stay out of this export
 

@@ -1,8 +1,11 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -73,11 +76,22 @@ func TestEpay_ValidNotifyCreditsExactlyOnceAndRefusesForgeries(t *testing.T) {
 			t.Fatalf("%s: %d %s (%v), want 400 %s", c.name, status, body, err, c.code)
 		}
 	}
+	// A validly signed notify sent as JSON: not the form Epay posts.
+	js, _ := json.Marshal(w.gw.PaidParams(orderNo, "10.00", "alipay"))
+	jsRes, err := http.Post(w.notifyURL(), "application/json", bytes.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsBody, _ := io.ReadAll(jsRes.Body)
+	jsRes.Body.Close()
+	if jsRes.StatusCode != 400 || !strings.Contains(string(jsBody), `"code":"notify_malformed"`) {
+		t.Fatalf("JSON notify: %d %s", jsRes.StatusCode, jsBody)
+	}
 	if got := tpBalance(t, user); got != start {
 		t.Fatalf("forgeries moved the balance: %d → %d", start, got)
 	}
-	if n := tpAuditCount(t, w.node, "topup.notify_rejected", ""); n != int64(len(cases)) {
-		t.Fatalf("rejected-notify audit rows = %d, want %d", n, len(cases))
+	if n := tpAuditCount(t, w.node, "topup.notify_rejected", ""); n != int64(len(cases))+1 {
+		t.Fatalf("rejected-notify audit rows = %d, want %d", n, len(cases)+1)
 	}
 
 	// The real notify, five times at once and then again: one credit, "success" every time.
@@ -174,6 +188,23 @@ func TestEpay_LatePaymentOfAnExpiredOrderIsStillCredited(t *testing.T) {
 	}
 	if s := tpOrder(t, user, no); s["status"] != "paid" || tpBalance(t, user) != 1_000_000 {
 		t.Fatalf("late payment: order %v, balance %d", s["status"], tpBalance(t, user))
+	}
+	tpBooks(t, w.node, user)
+}
+
+func TestEpay_SwitchedOffProviderStillSettlesItsOpenOrders(t *testing.T) {
+	w := newTopupWorld(t)
+	user := w.node.SignUp(t, "paidbefore", "Tollgate-pay-77")
+	no := w.order(user, "epay", "alipay", "7.30")["order_no"].(string)
+	wantStatus(t, w.root.Do("PUT", "/api/admin/settings", map[string]any{"payment": map[string]any{
+		"epay": map[string]any{"enabled": false}}}), 200)
+	// New orders are refused, but the customer who already paid is credited.
+	wantError(t, user.Do("POST", "/api/user/topup", map[string]any{"provider": "epay", "amount": "10"}), 403, "provider_disabled")
+	if status, body, _ := epaytest.Post(w.notifyURL(), w.gw.PaidParams(no, "7.30", "alipay")); status != 200 || body != "success" {
+		t.Fatalf("notify after switching off: %d %s", status, body)
+	}
+	if s := tpOrder(t, user, no); s["status"] != "paid" || tpBalance(t, user) != 1_000_000 {
+		t.Fatalf("order %v, balance %d", s["status"], tpBalance(t, user))
 	}
 	tpBooks(t, w.node, user)
 }

@@ -53,6 +53,11 @@ func TestTopup_BadAmountsProvidersAndMethodsAreRefusedWithClearCodes(t *testing.
 	}
 	wantStatus(t, w.root.Do("GET", "/api/admin/topups/"+mine["order_no"].(string), nil), 200)
 	wantError(t, other.Do("GET", "/api/admin/topups", nil), 403, "forbidden")
+	// A filter no order can match is a mistake, not an empty list.
+	wantField(t, user.Do("GET", "/api/user/topups?status=payed", nil), "status")
+	wantField(t, w.root.Do("GET", "/api/admin/topups?status=PAID", nil), "status")
+	wantField(t, w.root.Do("GET", "/api/admin/topups?provider=paypal", nil), "provider")
+	wantField(t, w.root.Do("GET", "/api/admin/topups?user_id=abc", nil), "user_id")
 
 	// At most 10 unpaid orders at once.
 	for i := 1; i < 10; i++ {

@@ -46,7 +46,8 @@ func TestTopup_RewarderToldOncePerCreditedOrderAndItsErrorNeverFailsTheNotify(t 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ack, err := svc.Notify(context.Background(), "epay", payment.Inbound{Header: http.Header{}, Body: []byte(body.Encode())}, "203.0.113.9")
+			in := payment.Inbound{Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, Body: []byte(body.Encode())}
+			ack, err := svc.Notify(context.Background(), "epay", in, "203.0.113.9")
 			if err != nil || string(ack.Body) != "success" {
 				t.Errorf("notify: %q %v", ack.Body, err)
 			}

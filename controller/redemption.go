@@ -54,9 +54,6 @@ func (h *Redemptions) Batches(c *gin.Context) {
 	c.JSON(http.StatusOK, Page[model.RedemptionBatch]{Items: items, Total: total})
 }
 
-// exportHeader is the CSV's first line.
-var exportHeader = []string{"code", "quota", "status", "expires_at", "used_by", "used_by_name", "used_at"}
-
 // Export handles GET /api/admin/redemptions/export?batch=: the batch's codes in clear, as CSV.
 func (h *Redemptions) Export(c *gin.Context) {
 	batch := c.Query("batch")
@@ -70,7 +67,7 @@ func (h *Redemptions) Export(c *gin.Context) {
 	c.Header("Cache-Control", "no-store")
 	c.Status(http.StatusOK)
 	w := csv.NewWriter(c.Writer)
-	_ = w.Write(exportHeader)
+	_ = w.Write([]string{"code", "quota", "status", "expires_at", "used_by", "used_by_name", "used_at"})
 	for _, r := range rows {
 		usedBy := ""
 		if r.UsedBy != 0 {

@@ -3,7 +3,6 @@ package controller
 import (
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -99,11 +98,6 @@ func (h *Topups) StripeWebhook(c *gin.Context) { h.notify(c, "stripe") }
 func (h *Topups) notify(c *gin.Context, provider string) {
 	body, err := io.ReadAll(io.LimitReader(c.Request.Body, NotifyBodyLimit+1))
 	if err != nil || len(body) > NotifyBodyLimit {
-		middleware.Fail(c, apperr.New(http.StatusBadRequest, payment.CodeMalformed))
-		return
-	}
-	if c.Request.Method == http.MethodPost && provider == "epay" &&
-		!strings.HasPrefix(c.ContentType(), "application/x-www-form-urlencoded") && len(body) > 0 {
 		middleware.Fail(c, apperr.New(http.StatusBadRequest, payment.CodeMalformed))
 		return
 	}

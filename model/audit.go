@@ -3,6 +3,8 @@ package model
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // AuditLog records who changed what, when and from where.
@@ -37,5 +39,10 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter, p Page) ([]AuditLo
 
 // CreateAudit appends one audit entry.
 func (s *Store) CreateAudit(ctx context.Context, a *AuditLog) error {
-	return s.DB.WithContext(ctx).Create(a).Error
+	return s.CreateAuditTx(ctx, s.DB, a)
+}
+
+// CreateAuditTx appends one audit entry inside tx (the audit row of a money movement commits with it).
+func (s *Store) CreateAuditTx(ctx context.Context, tx *gorm.DB, a *AuditLog) error {
+	return tx.WithContext(ctx).Create(a).Error
 }

@@ -15,6 +15,9 @@ const (
 	CreditTopup  = "topup"  // a paid top-up order
 	CreditRedeem = "redeem" // a redemption code
 	CreditInvite = "invite" // an invite reward (inviter or invitee)
+	// CreditOpening is the one credit each user of a database older than the credits table got at the upgrade:
+	// the balance (quota + used_quota) granted before credits were recorded.
+	CreditOpening = "opening"
 )
 
 // Credit is one movement of a user's balance that is not spending: the durable record that makes the books
@@ -55,11 +58,26 @@ func (s *Store) CreditUser(ctx context.Context, tx *gorm.DB, c *Credit) error {
 	return nil
 }
 
-// SumCredits is Σ units credited to a user (the left side of the books).
-func (s *Store) SumCredits(ctx context.Context, userID int64) (int64, error) {
+// SumCredits is Σ units credited to a user (the left side of the books); with sources, only from those
+// (e.g. CreditInvite).
+func (s *Store) SumCredits(ctx context.Context, userID int64, sources ...string) (int64, error) {
 	var n struct{ N int64 }
-	err := s.DB.WithContext(ctx).Model(&Credit{}).Select("COALESCE(SUM(units),0) AS n").Where("user_id = ?", userID).Take(&n).Error
+	q := s.DB.WithContext(ctx).Model(&Credit{}).Select("COALESCE(SUM(units),0) AS n").Where("user_id = ?", userID)
+	if len(sources) > 0 {
+		q = q.Where("source IN ?", sources)
+	}
+	err := q.Take(&n).Error
 	return n.N, err
+}
+
+// FirstCredit returns a user's earliest credit from source (ErrNotFound when there is none).
+func (s *Store) FirstCredit(ctx context.Context, userID int64, source string) (*Credit, error) {
+	var c Credit
+	err := s.DB.WithContext(ctx).Where("user_id = ? AND source = ?", userID, source).Order("id").Take(&c).Error
+	if err != nil {
+		return nil, translate(err)
+	}
+	return &c, nil
 }
 
 // ListCredits pages through a user's credits (0 = everyone), newest first.

@@ -36,21 +36,3 @@ func (s *Store) LatestInvitees(ctx context.Context, inviterID int64, limit int) 
 	err := s.DB.WithContext(ctx).Where("inviter_id = ?", inviterID).Order("id DESC").Limit(limit).Find(&out).Error
 	return out, err
 }
-
-// SumCreditsFrom is Σ units credited to a user from one source (e.g. CreditInvite).
-func (s *Store) SumCreditsFrom(ctx context.Context, userID int64, source string) (int64, error) {
-	var n struct{ N int64 }
-	err := s.DB.WithContext(ctx).Model(&Credit{}).Select("COALESCE(SUM(units),0) AS n").
-		Where("user_id = ? AND source = ?", userID, source).Take(&n).Error
-	return n.N, err
-}
-
-// FirstCredit returns a user's earliest credit from source (ErrNotFound when there is none).
-func (s *Store) FirstCredit(ctx context.Context, userID int64, source string) (*Credit, error) {
-	var c Credit
-	err := s.DB.WithContext(ctx).Where("user_id = ? AND source = ?", userID, source).Order("id").Take(&c).Error
-	if err != nil {
-		return nil, translate(err)
-	}
-	return &c, nil
-}

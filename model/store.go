@@ -147,8 +147,8 @@ func openingCredits(db *gorm.DB) error {
 		key = "CONCAT('opening:', id)"
 	}
 	err := db.Exec(`INSERT INTO credits (user_id, units, source, ref, idem_key, actor_id, note, created_at)
-		SELECT id, quota + used_quota, 'opening', '', `+key+`, 0, 'balance before credits were recorded', ?
-		FROM users WHERE quota + used_quota <> 0`, time.Now()).Error
+		SELECT id, quota + used_quota, ?, '', `+key+`, 0, 'balance before credits were recorded', ?
+		FROM users WHERE quota + used_quota <> 0`, CreditOpening, time.Now()).Error
 	if err != nil {
 		return fmt.Errorf("opening credits: %w", err)
 	}

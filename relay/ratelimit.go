@@ -40,7 +40,7 @@ func (r *Relay) limitIP(c *gin.Context) *relayError {
 	if limit <= 0 {
 		return nil
 	}
-	ctx, now := c.Request.Context(), time.Now()
+	ctx, now := c.Request.Context(), r.now()
 	net, minute := netkey.Of(c.ClientIP()), now.Unix()/60
 	cur, err := r.Cache.Incr(ctx, "iprpm:"+net+":"+strconv.FormatInt(minute, 10), 1, 2*time.Minute+5*time.Second)
 	if err != nil {

@@ -93,10 +93,13 @@ func (s *Service) Credit(ctx context.Context, userID, units int64, src CreditSou
 			}
 			return apperr.New(http.StatusNotFound, "user_not_found")
 		} else if err != nil {
-			return err
+			return fmt.Errorf("credit user %d (%s): %w", userID, key, err)
 		}
-		return tx.Create(&model.AuditLog{ActorID: src.Actor.ID, ActorName: src.Actor.Name, Action: src.Action,
-			Target: target, Detail: string(dj), IP: src.Actor.IP}).Error
+		if err := s.store.CreateAuditTx(ctx, tx, &model.AuditLog{ActorID: src.Actor.ID, ActorName: src.Actor.Name,
+			Action: src.Action, Target: target, Detail: string(dj), IP: src.Actor.IP}); err != nil {
+			return fmt.Errorf("audit credit of user %d (%s): %w", userID, key, err)
+		}
+		return nil
 	})
 	if err != nil {
 		return err

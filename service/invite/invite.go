@@ -113,7 +113,7 @@ func (s *Service) Welcome(ctx context.Context, u *model.User, ip string) error {
 }
 
 // RewardFirstTopup credits an invitee's inviter first_topup_percent % of paidUnits (the units a paid top-up
-// order credited), rounded as pricing.Percent does. Only the invitee's first paid top-up counts: once per
+// order bought, its bonus excluded), rounded as pricing.Percent does. Only the invitee's first paid top-up counts: once per
 // invitee whatever the concurrency (IdemKey invite:first_topup:<invitee>), and not at all when the earliest
 // top-up credit of the invitee is another order (one paid while the percentage was 0 makes later ones not
 // first). Nothing happens, and nil is returned, when the percentage is 0, the invitee has no inviter, the share
@@ -235,7 +235,7 @@ func (s *Service) Mine(ctx context.Context, userID int64) (*Summary, error) {
 	if errors.Is(err, model.ErrNotFound) {
 		return nil, apperr.New(http.StatusNotFound, "user_not_found")
 	} else if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("invites of %d: %w", userID, err)
 	}
 	out := &Summary{Latest: []Invitee{}}
 	if u.AffCode != nil {
@@ -244,14 +244,14 @@ func (s *Service) Mine(ctx context.Context, userID int64) (*Summary, error) {
 		return nil, err
 	}
 	if out.Invited, err = s.store.CountInvitees(ctx, userID); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("count invitees of %d: %w", userID, err)
 	}
-	if out.RewardedQuota, err = s.store.SumCreditsFrom(ctx, userID, model.CreditInvite); err != nil {
-		return nil, err
+	if out.RewardedQuota, err = s.store.SumCredits(ctx, userID, model.CreditInvite); err != nil {
+		return nil, fmt.Errorf("invite credits of %d: %w", userID, err)
 	}
 	latest, err := s.store.LatestInvitees(ctx, userID, LatestN)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("latest invitees of %d: %w", userID, err)
 	}
 	for _, v := range latest {
 		out.Latest = append(out.Latest, Invitee{Username: Mask(v.Username), CreatedAt: v.CreatedAt})

@@ -3,6 +3,7 @@ package payment
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -40,7 +41,7 @@ func (s *Service) Notify(ctx context.Context, provider string, in Inbound, ip st
 		return Ack{}, s.reject(ctx, provider, n.OrderNo, ip, Refusal("notify_unknown_order"))
 	}
 	if err != nil {
-		return Ack{}, err
+		return Ack{}, fmt.Errorf("%s notify: load order %s: %w", provider, n.OrderNo, err)
 	}
 	if n.EventID != "" && o.EventID == n.EventID {
 		return prov.Ack(), nil // this very event settled the order before: a redelivery
@@ -94,7 +95,7 @@ func (s *Service) paid(ctx context.Context, prov Provider, o *model.TopupOrder, 
 		return s.reject(ctx, o.Provider, o.OrderNo, ip, Refusal("notify_order_not_payable"))
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("credit order %s: %w", o.OrderNo, err)
 	}
 	if s.opt.Rewarder != nil {
 		if rerr := s.opt.Rewarder.RewardFirstTopup(context.WithoutCancel(ctx), o.UserID, o.Quota-o.Bonus, o.OrderNo); rerr != nil {
@@ -112,7 +113,7 @@ func (s *Service) unpaid(ctx context.Context, o *model.TopupOrder, n Notice, ip 
 	}
 	ok, err := s.store.SettleTopup(ctx, o.OrderNo, o.Provider, from, n.Kind, n.EventID, s.opt.Now())
 	if err != nil {
-		return err
+		return fmt.Errorf("mark order %s %s: %w", o.OrderNo, n.Kind, err)
 	}
 	if ok {
 		s.audit.Record(ctx, audit.Actor{Name: o.Provider, IP: ip}, "topup."+n.Kind, o.OrderNo,

@@ -46,12 +46,8 @@ func (s *Service) Options() TopupOptions {
 	p := &s.settings.Get().Payment
 	out := TopupOptions{Providers: []ProviderOption{}, Presets: append([]string{}, p.Presets...),
 		Bonus: append([]setting.BonusTier{}, p.Bonus...), OrderTTLMinutes: p.OrderTTLMinutes}
-	for _, name := range []string{"epay", "stripe"} { // a stable order
-		prov, ok := s.providers[name]
-		if !ok {
-			continue
-		}
-		t := prov.Terms(p)
+	for _, name := range s.names {
+		t := s.providers[name].Terms(p)
 		if !t.Enabled {
 			continue
 		}
@@ -155,7 +151,7 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput, base
 	st := s.settings.Get()
 	prov, ok := s.providers[in.Provider]
 	if !ok {
-		return nil, apperr.Field("provider", `must be "epay" or "stripe"`)
+		return nil, apperr.Field("provider", "must be one of "+s.providerList())
 	}
 	t := prov.Terms(&st.Payment)
 	if !t.Enabled {
@@ -215,6 +211,9 @@ func (s *Service) Create(ctx context.Context, userID int64, in CreateInput, base
 		Status: o.Status, ExpiresAt: o.ExpiresAt}, nil
 }
 
+// providerList names the providers for a validation message ("epay", "stripe").
+func (s *Service) providerList() string { return `"` + strings.Join(s.names, `", "`) + `"` }
+
 func contains(list []string, v string) bool {
 	for _, x := range list {
 		if x == v {
@@ -224,16 +223,28 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// List pages through orders (f.UserID 0: everyone's), expiring overdue ones first.
+// List pages through orders (f.UserID 0: everyone's), expiring overdue ones first. A status or provider that
+// no order can have is 400 naming the field (a typo must not read as "no orders").
 func (s *Service) List(ctx context.Context, f model.TopupFilter, p model.Page) ([]model.TopupOrder, int64, error) {
+	switch f.Status {
+	case "", model.TopupPending, model.TopupPaid, model.TopupFailed, model.TopupExpired:
+	default:
+		return nil, 0, apperr.Field("status", `must be "pending", "paid", "failed" or "expired"`)
+	}
+	if _, ok := s.providers[f.Provider]; f.Provider != "" && !ok {
+		return nil, 0, apperr.Field("provider", "must be one of "+s.providerList())
+	}
 	if _, err := s.store.ExpireTopups(ctx, f.UserID, s.opt.Now()); err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("expire overdue orders: %w", err)
 	}
 	items, total, err := s.store.ListTopups(ctx, f, p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list orders: %w", err)
+	}
 	if items == nil {
 		items = []model.TopupOrder{}
 	}
-	return items, total, err
+	return items, total, nil
 }
 
 // Get returns one order; with userID ≠ 0 only that user's (another user's order is 404, as if missing).
@@ -243,11 +254,11 @@ func (s *Service) Get(ctx context.Context, userID int64, orderNo string) (*model
 		return nil, apperr.New(http.StatusNotFound, "order_not_found")
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load order %s: %w", orderNo, err)
 	}
 	if now := s.opt.Now(); o.Status == model.TopupPending && !o.ExpiresAt.After(now) {
 		if _, err := s.store.SettleTopup(ctx, o.OrderNo, o.Provider, []string{model.TopupPending}, model.TopupExpired, "", now); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("expire order %s: %w", orderNo, err)
 		}
 		return s.store.GetTopup(ctx, orderNo)
 	}

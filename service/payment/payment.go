@@ -114,6 +114,7 @@ type Service struct {
 	settings  *setting.Service
 	audit     *audit.Log
 	providers map[string]Provider
+	names     []string // the providers in the order they were given (the wallet page lists them so)
 	opt       Options
 	rejects   *capper
 }
@@ -130,6 +131,7 @@ func New(store *model.Store, accounts *account.Service, settings *setting.Servic
 		opt: opt, rejects: newCapper(opt.RejectAuditPerMinute, time.Minute)}
 	for _, p := range providers {
 		s.providers[p.Name()] = p
+		s.names = append(s.names, p.Name())
 	}
 	return s
 }

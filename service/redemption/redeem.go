@@ -3,6 +3,7 @@ package redemption
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,7 +49,7 @@ func (s *Service) Redeem(ctx context.Context, user *model.User, ip, input string
 	if errors.Is(err, model.ErrNotFound) {
 		return nil, s.guesses.guessed(ctx, user.ID, ip)
 	} else if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("find redemption code: %w", err)
 	}
 	now := s.now().UTC()
 	if err := s.refusal(ctx, user.ID, ip, r, now); err != nil {
@@ -64,18 +65,18 @@ func (s *Service) Redeem(ctx context.Context, user *model.User, ip, input string
 		if errors.Is(rerr, model.ErrNotFound) {
 			return nil, s.guesses.guessed(ctx, user.ID, ip)
 		} else if rerr != nil {
-			return nil, rerr
+			return nil, fmt.Errorf("reload redemption code %d: %w", r.ID, rerr)
 		}
 		if err := s.refusal(ctx, user.ID, ip, again, now); err != nil {
 			return nil, err
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, err // an answer (409, 410, 404) or the credit's own wrapped error
 	}
 	u, err := s.accounts.Get(ctx, user.ID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("balance after redeeming code %d: %w", r.ID, err)
 	}
 	return &Redeemed{QuotaAdded: r.Quota, Quota: u.Quota}, nil
 }

@@ -150,7 +150,7 @@ func (s *Service) List(ctx context.Context, f Filter, p model.Page) ([]View, int
 	}
 	rows, total, err := s.store.ListRedemptions(ctx, mf, p)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("list redemption codes: %w", err)
 	}
 	out := make([]View, len(rows))
 	for i, r := range rows {
@@ -159,9 +159,16 @@ func (s *Service) List(ctx context.Context, f Filter, p model.Page) ([]View, int
 	return out, total, nil
 }
 
-// Batches pages through batches with their counts, newest first.
+// Batches pages through batches with their counts, newest first (an empty page is [], not null).
 func (s *Service) Batches(ctx context.Context, p model.Page) ([]model.RedemptionBatch, int64, error) {
-	return s.store.ListRedemptionBatches(ctx, s.now().UTC(), p)
+	items, total, err := s.store.ListRedemptionBatches(ctx, s.now().UTC(), p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list redemption batches: %w", err)
+	}
+	if items == nil {
+		items = []model.RedemptionBatch{}
+	}
+	return items, total, nil
 }
 
 // ExportRow is one code of a batch in clear, for the CSV export.
@@ -182,7 +189,7 @@ func (s *Service) Export(ctx context.Context, actor audit.Actor, batch string) (
 	}
 	rows, err := s.store.BatchRedemptions(ctx, batch)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load redemption batch %s: %w", batch, err)
 	}
 	if len(rows) == 0 {
 		return nil, apperr.New(http.StatusNotFound, "redemption_batch_not_found")
@@ -206,23 +213,23 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id int64, st
 	if action == "" {
 		return nil, apperr.Field("status", `must be "disabled" or "unused"`)
 	}
-	r, err := s.settled(ctx, id)
+	r, err := s.editableCode(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	for {
 		changed, err := s.store.SetRedemptionStatus(ctx, id, status)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("set status of redemption code %d: %w", id, err)
 		}
 		if changed {
 			s.audit.Record(ctx, actor, action, "redemption "+r.Hint, map[string]any{"id": id, "batch": r.BatchID, "status": status})
 			r.Status = status
 			break
 		}
-		// Nothing changed: the code was redeemed or deleted meanwhile (settled answers those), already has this
+		// Nothing changed: the code was redeemed or deleted meanwhile (editableCode answers those), already has this
 		// status, or another admin flipped it since it was read (then try again).
-		if r, err = s.settled(ctx, id); err != nil {
+		if r, err = s.editableCode(ctx, id); err != nil {
 			return nil, err
 		}
 		if r.Status == status {
@@ -235,16 +242,16 @@ func (s *Service) SetStatus(ctx context.Context, actor audit.Actor, id int64, st
 
 // Delete removes a code that was never used (unused or disabled); a used code is 409 redemption_used.
 func (s *Service) Delete(ctx context.Context, actor audit.Actor, id int64) error {
-	r, err := s.settled(ctx, id)
+	r, err := s.editableCode(ctx, id)
 	if err != nil {
 		return err
 	}
 	deleted, err := s.store.DeleteRedemption(ctx, id)
 	if err != nil {
-		return err
+		return fmt.Errorf("delete redemption code %d: %w", id, err)
 	}
 	if !deleted { // redeemed or deleted since it was read
-		if _, err := s.settled(ctx, id); err != nil {
+		if _, err := s.editableCode(ctx, id); err != nil {
 			return err
 		}
 		return apperr.New(http.StatusNotFound, "redemption_not_found")
@@ -253,13 +260,13 @@ func (s *Service) Delete(ctx context.Context, actor audit.Actor, id int64) error
 	return nil
 }
 
-// settled loads a code an admin acts on: 404 when missing, 409 redemption_used once it was redeemed.
-func (s *Service) settled(ctx context.Context, id int64) (*model.Redemption, error) {
+// editableCode loads a code an admin acts on: 404 when missing, 409 redemption_used once it was redeemed.
+func (s *Service) editableCode(ctx context.Context, id int64) (*model.Redemption, error) {
 	r, err := s.store.RedemptionByID(ctx, id)
 	if errors.Is(err, model.ErrNotFound) {
 		return nil, apperr.New(http.StatusNotFound, "redemption_not_found")
 	} else if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load redemption code %d: %w", id, err)
 	}
 	if r.Status == model.RedemptionUsed {
 		return nil, apperr.New(http.StatusConflict, "redemption_used")

@@ -112,6 +112,9 @@ func (Provider) Verify(_ context.Context, p *setting.Payment, in payment.Inbound
 		params[k] = vs
 	}
 	if len(in.Body) > 0 {
+		if ct := strings.ToLower(strings.TrimSpace(in.Header.Get("Content-Type"))); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+			return payment.Notice{}, payment.Refusal(payment.CodeMalformed) // a body is a form, or nothing
+		}
 		form, err := url.ParseQuery(string(in.Body))
 		if err != nil {
 			return payment.Notice{}, payment.Refusal(payment.CodeMalformed)
