@@ -11,6 +11,9 @@ describe('toTokenInput', () => {
       allowed_ips: [],
       rpm: 0,
       concurrency: 0,
+      daily_budget: 0,
+      monthly_budget: 0,
+      tpm: 0,
     });
   });
 
@@ -27,6 +30,9 @@ describe('toTokenInput', () => {
         group: 'vip',
         rpm: 60,
         concurrency: 2,
+        daily_budget_usd: '0.0001',
+        monthly_budget_usd: '25',
+        tpm: 1000,
       }),
     ).toEqual({
       name: 'bot',
@@ -38,6 +44,9 @@ describe('toTokenInput', () => {
       group: 'vip',
       rpm: 60,
       concurrency: 2,
+      daily_budget: 100,
+      monthly_budget: 25_000_000,
+      tpm: 1000,
     });
   });
 

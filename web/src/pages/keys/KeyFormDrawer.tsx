@@ -20,6 +20,9 @@ export interface KeyFormValues {
   group?: string;
   rpm?: number | null;
   concurrency?: number | null;
+  daily_budget_usd?: string;
+  monthly_budget_usd?: string;
+  tpm?: number | null;
 }
 
 /** Form values → API body. A create omits empty optional fields; an update sends them to clear. */
@@ -31,6 +34,9 @@ export function toTokenInput(values: KeyFormValues, update = false): TokenInput 
     allowed_ips: (values.allowed_ips ?? []).map((ip) => ip.trim()),
     rpm: values.rpm ?? 0,
     concurrency: values.concurrency ?? 0,
+    daily_budget: usdToUnits(values.daily_budget_usd || '0') ?? 0,
+    monthly_budget: usdToUnits(values.monthly_budget_usd || '0') ?? 0,
+    tpm: values.tpm ?? 0,
   };
   if (!values.unlimited) body.remain_quota = usdToUnits(values.remain_usd ?? '0') ?? 0;
   if (values.expires_at) body.expires_at = values.expires_at.toISOString();
@@ -51,6 +57,9 @@ function toFormValues(token: Token): KeyFormValues {
     group: token.group || undefined,
     rpm: token.rpm || null,
     concurrency: token.concurrency || null,
+    daily_budget_usd: token.daily_budget ? unitsToUsdText(token.daily_budget) : undefined,
+    monthly_budget_usd: token.monthly_budget ? unitsToUsdText(token.monthly_budget) : undefined,
+    tpm: token.tpm || null,
   };
 }
 
@@ -173,6 +182,17 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
           </Form.Item>
           <Form.Item name="concurrency" label={t('keys.concurrency')} extra={t('keys.zeroUnlimited')} style={{ flex: 1, minWidth: 160 }}>
             <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+          <Form.Item name="tpm" label={t('keys.tpm')} extra={t('keys.zeroUnlimited')} style={{ flex: 1, minWidth: 160 }}>
+            <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+        </Flex>
+        <Flex gap={16} wrap>
+          <Form.Item name="daily_budget_usd" label={t('keys.dailyBudget')} extra={t('keys.dailyBudgetHint')} rules={decimalRules(t)} style={{ flex: 1, minWidth: 200 }}>
+            <Input prefix="$" inputMode="decimal" />
+          </Form.Item>
+          <Form.Item name="monthly_budget_usd" label={t('keys.monthlyBudget')} extra={t('keys.monthlyBudgetHint')} rules={decimalRules(t)} style={{ flex: 1, minWidth: 200 }}>
+            <Input prefix="$" inputMode="decimal" />
           </Form.Item>
         </Flex>
       </Form>

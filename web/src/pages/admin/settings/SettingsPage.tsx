@@ -29,6 +29,12 @@ const KNOWN_SETTINGS = new Set([
   'estimate_output_tokens',
   ...NUMBER_FIELDS.map((f) => f.name),
   'show_channel_to_users',
+  // Edited on the payment settings page.
+  'payment',
+  'invite',
+  'display_currency',
+  'display_rate',
+  'ip_rpm',
 ]);
 
 /** Settings the server has that this page has no dedicated field for (numbers, text, switches). */

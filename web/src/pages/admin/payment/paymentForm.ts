@@ -1,0 +1,107 @@
+import type { BonusTier, InviteSettings, PaymentSettings, Settings } from '../../../api/types';
+import { unitsToUsdText, usdToUnits } from '../../../lib/money';
+
+/** The payment page's form: the settings with rewards typed in dollars. */
+export interface PaymentForm {
+  payment: PaymentSettings;
+  invite: { inviter_reward_usd: string; invitee_reward_usd: string; first_topup_percent: string };
+  display_currency: 'USD' | 'CNY' | 'units';
+  display_rate: string;
+  ip_rpm: number;
+}
+
+const EMPTY_EPAY: PaymentSettings['epay'] = {
+  enabled: false,
+  gateway_url: '',
+  pid: '',
+  key: '',
+  methods: [],
+  currency: 'CNY',
+  rate: '7.3',
+  min_amount: '1',
+  max_amount: '10000',
+};
+const EMPTY_STRIPE: PaymentSettings['stripe'] = {
+  enabled: false,
+  secret_key: '',
+  webhook_secret: '',
+  currency: 'USD',
+  rate: '1',
+  min_amount: '1',
+  max_amount: '10000',
+};
+
+export function toPaymentForm(s: Settings): PaymentForm {
+  const p = s.payment;
+  return {
+    payment: {
+      epay: { ...EMPTY_EPAY, ...p?.epay, methods: p?.epay?.methods ?? [] },
+      stripe: { ...EMPTY_STRIPE, ...p?.stripe },
+      presets: p?.presets ?? [],
+      bonus: p?.bonus ?? [],
+      order_ttl_minutes: p?.order_ttl_minutes ?? 120,
+    },
+    invite: {
+      inviter_reward_usd: unitsToUsdText(s.invite?.inviter_reward ?? 0),
+      invitee_reward_usd: unitsToUsdText(s.invite?.invitee_reward ?? 0),
+      first_topup_percent: s.invite?.first_topup_percent ?? '0',
+    },
+    display_currency: s.display_currency ?? 'USD',
+    display_rate: s.display_rate ?? '7.3',
+    ip_rpm: s.ip_rpm ?? 0,
+  };
+}
+
+const trim = (v: string | undefined) => (v ?? '').trim();
+
+/**
+ * Form → the settings PUT body, holding only the top-level settings that changed (so the audit names them).
+ * Masked secrets are sent back as they came: the server keeps the stored value for them.
+ */
+export function toPaymentBody(values: PaymentForm, current: Settings): Partial<Settings> {
+  const p = values.payment;
+  const bonus: BonusTier[] = (p.bonus ?? [])
+    .filter((b) => b && trim(b.min_amount) && trim(b.percent))
+    .map((b) => ({ min_amount: trim(b.min_amount), percent: trim(b.percent) }));
+  const invite: InviteSettings = {
+    inviter_reward: usdToUnits(values.invite.inviter_reward_usd || '0') ?? 0,
+    invitee_reward: usdToUnits(values.invite.invitee_reward_usd || '0') ?? 0,
+    first_topup_percent: trim(values.invite.first_topup_percent) || '0',
+  };
+  const body: Partial<Settings> = {
+    payment: {
+      ...current.payment,
+      epay: {
+        ...current.payment?.epay,
+        enabled: !!p.epay.enabled,
+        gateway_url: trim(p.epay.gateway_url),
+        pid: trim(p.epay.pid),
+        key: trim(p.epay.key),
+        methods: (p.epay.methods ?? []).map((m) => m.trim()).filter(Boolean),
+        currency: trim(p.epay.currency).toUpperCase(),
+        rate: trim(p.epay.rate),
+        min_amount: trim(p.epay.min_amount),
+        max_amount: trim(p.epay.max_amount),
+      },
+      stripe: {
+        ...current.payment?.stripe,
+        enabled: !!p.stripe.enabled,
+        secret_key: trim(p.stripe.secret_key),
+        webhook_secret: trim(p.stripe.webhook_secret),
+        currency: trim(p.stripe.currency).toUpperCase(),
+        rate: trim(p.stripe.rate),
+        min_amount: trim(p.stripe.min_amount),
+        max_amount: trim(p.stripe.max_amount),
+      },
+      presets: (p.presets ?? []).map((x) => x.trim()).filter(Boolean),
+      bonus,
+      order_ttl_minutes: p.order_ttl_minutes ?? 120,
+    },
+    invite: { ...current.invite, ...invite },
+    display_currency: values.display_currency,
+    display_rate: trim(values.display_rate) || (current.display_rate ?? '7.3'),
+    ip_rpm: values.ip_rpm ?? 0,
+  };
+  const cur: Record<string, unknown> = current;
+  return Object.fromEntries(Object.entries(body).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(cur[k]))) as Partial<Settings>;
+}
