@@ -6,6 +6,7 @@ import type {
   PageQuery,
   PaymentProvider,
   Redemption,
+  RedemptionBatch,
   RedemptionBatchInput,
   RedemptionStatus,
   TopupOrder,
@@ -52,11 +53,12 @@ export function useDeleteRedemption() {
   });
 }
 
-/** The batch name a create answered (`batch` may be a name or an object). */
-export function batchName(created: CreatedBatch): string {
-  const b = created.batch;
-  if (typeof b === 'string') return b;
-  return String(b?.name ?? b?.id ?? '');
+/** Batches, newest first, with their counts (for the batch filter). */
+export function useRedemptionBatches() {
+  return useQuery({
+    queryKey: [...redemptionsKey, 'batches'],
+    queryFn: () => api.get<Page<RedemptionBatch>>('/api/admin/redemptions/batches', { page: 1, size: 100 }),
+  });
 }
 
 export interface AdminTopupQuery extends PageQuery {

@@ -386,8 +386,9 @@ export type RedemptionStatus = 'unused' | 'used' | 'expired' | 'disabled';
 
 export interface Redemption {
   id: number;
+  /** The batch's id (what filters and the export take). */
   batch: string;
-  name?: string;
+  batch_name?: string;
   /** The masked code (the clear code is shown only at creation and in the batch export). */
   hint?: string;
   quota: number;
@@ -409,8 +410,27 @@ export interface RedemptionBatchInput {
 }
 
 export interface CreatedBatch {
-  batch: string | { id?: string | number; name?: string; [key: string]: unknown };
+  /** The new batch's id. */
+  batch: string;
+  name: string;
+  count: number;
+  quota: number;
+  expires_at?: string | null;
   codes: string[];
+}
+
+/** One batch of GET /api/admin/redemptions/batches with its counts by state. */
+export interface RedemptionBatch {
+  batch: string;
+  name: string;
+  quota: number;
+  count: number;
+  unused: number;
+  used: number;
+  expired: number;
+  disabled: number;
+  expires_at?: string | null;
+  created_at?: string;
 }
 
 export interface InviteSummary {

@@ -543,6 +543,8 @@ const en = {
     enable: 'Enable',
     deleteConfirm: 'Delete this code?',
     empty: 'No codes match',
+    batchOption: '{{name}} ({{unused}}/{{count}} unused)',
+    usedIp: 'IP',
   },
   payment: {
     title: 'Payment settings',

@@ -536,6 +536,8 @@ const zhCN = {
     enable: '启用',
     deleteConfirm: '删除这个兑换码？',
     empty: '没有匹配的兑换码',
+    batchOption: '{{name}}（未使用 {{unused}}/{{count}}）',
+    usedIp: 'IP',
   },
   payment: {
     title: '支付设置',

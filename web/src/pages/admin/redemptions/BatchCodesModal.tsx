@@ -1,7 +1,6 @@
 import { CopyOutlined, DownloadOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Input, Modal } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { batchName } from '../../../api/adminMoney';
 import type { CreatedBatch } from '../../../api/types';
 import { copyText } from '../../wallet/InviteCard';
 
@@ -26,7 +25,7 @@ export function BatchCodesModal({
       title={t('redemptions.createdTitle', { count: codes.length })}
       onCancel={onClose}
       footer={[
-        <Button key="export" icon={<DownloadOutlined />} onClick={() => created && onExport(batchName(created))} data-testid="batch-export">
+        <Button key="export" icon={<DownloadOutlined />} onClick={() => created && onExport(created.batch)} data-testid="batch-export">
           {t('redemptions.exportCsv')}
         </Button>,
         <Button

@@ -1,8 +1,8 @@
 import { DeleteOutlined, DownloadOutlined, PlusOutlined } from '@ant-design/icons';
-import { App, Button, Input, Popconfirm, Select, Space, Switch, Table, Tag, Tooltip, Typography, type TableProps } from 'antd';
+import { App, Button, Popconfirm, Select, Space, Switch, Table, Tag, Tooltip, Typography, type TableProps } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useDeleteRedemption, useRedemptions, useSetRedemptionStatus } from '../../../api/adminMoney';
+import { useDeleteRedemption, useRedemptionBatches, useRedemptions, useSetRedemptionStatus } from '../../../api/adminMoney';
 import type { CreatedBatch, Redemption, RedemptionStatus } from '../../../api/types';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
@@ -21,7 +21,8 @@ export default function RedemptionsPage() {
   const { message } = App.useApp();
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(20);
-  const [batch, setBatch] = useState('');
+  const [batch, setBatch] = useState<string | undefined>();
+  const batches = useRedemptionBatches();
   const [status, setStatus] = useState<RedemptionStatus | undefined>();
   const codes = useRedemptions({ page, size, batch, status });
   const setCodeStatus = useSetRedemptionStatus();
@@ -29,13 +30,13 @@ export default function RedemptionsPage() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedBatch | null>(null);
 
-  const onExport = (name: string) =>
-    void downloadFile('/api/admin/redemptions/export', { batch: name }, `redemptions-${name || 'batch'}.csv`).catch((err: Error) =>
+  const onExport = (id: string) =>
+    void downloadFile('/api/admin/redemptions/export', { batch: id }, `redemptions-${id}.csv`).catch((err: Error) =>
       message.error(err.message),
     );
 
   const columns: TableProps<Redemption>['columns'] = [
-    { title: t('redemptions.batch'), dataIndex: 'batch', key: 'batch', ellipsis: true, render: (v: string, r) => v || r.name },
+    { title: t('redemptions.batch'), dataIndex: 'batch_name', key: 'batch', ellipsis: true, render: (v: string | undefined, r) => v || r.batch },
     {
       title: t('redemptions.code'),
       dataIndex: 'hint',
@@ -58,6 +59,13 @@ export default function RedemptionsPage() {
       key: 'used_by',
       responsive: ['md'],
       render: (_, r) => (r.used_by ? `${r.used_by_name ?? ''} #${r.used_by}`.trim() : t('common.none')),
+    },
+    {
+      title: t('redemptions.usedIp'),
+      dataIndex: 'used_ip',
+      key: 'used_ip',
+      responsive: ['xl'],
+      render: (v?: string) => v || t('common.none'),
     },
     { title: t('redemptions.usedAt'), dataIndex: 'used_at', key: 'used_at', responsive: ['lg'], render: (v?: string | null) => formatTime(v) || t('common.none') },
     { title: t('redemptions.expiresAt'), dataIndex: 'expires_at', key: 'expires_at', responsive: ['lg'], render: (v?: string | null) => (v ? formatTime(v) : t('keys.never')) },
@@ -102,15 +110,22 @@ export default function RedemptionsPage() {
         title={t('redemptions.title')}
         extra={
           <>
-            <Input.Search
+            <Select
               allowClear
+              showSearch={{ optionFilterProp: 'label' }}
               aria-label={t('redemptions.batch')}
               placeholder={t('redemptions.batch')}
-              onSearch={(v) => {
-                setBatch(v.trim());
+              value={batch}
+              loading={batches.isPending}
+              onChange={(v) => {
+                setBatch(v);
                 setPage(1);
               }}
-              style={{ width: 200 }}
+              options={(batches.data?.items ?? []).map((b) => ({
+                value: b.batch,
+                label: t('redemptions.batchOption', { name: b.name, unused: b.unused, count: b.count }),
+              }))}
+              style={{ width: 240 }}
               data-testid="filter-batch"
             />
             <Select
@@ -126,7 +141,7 @@ export default function RedemptionsPage() {
               style={{ width: 140 }}
             />
             <Tooltip title={batch ? undefined : t('redemptions.exportNeedsBatch')}>
-              <Button icon={<DownloadOutlined />} disabled={!batch} onClick={() => onExport(batch)} data-testid="export-batch">
+              <Button icon={<DownloadOutlined />} disabled={!batch} onClick={() => batch && onExport(batch)} data-testid="export-batch">
                 {t('redemptions.exportCsv')}
               </Button>
             </Tooltip>
@@ -161,6 +176,8 @@ export default function RedemptionsPage() {
         onCreated={(b) => {
           setCreating(false);
           setCreated(b);
+          setBatch(b.batch);
+          setPage(1);
         }}
       />
       <BatchCodesModal created={created} onClose={() => setCreated(null)} onExport={onExport} />
