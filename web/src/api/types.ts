@@ -437,6 +437,8 @@ export interface InviteSummary {
   aff_code: string;
   invited: number;
   rewarded_quota: number;
+  /** The newest invitees (usernames masked). */
+  latest?: { username: string; created_at: string }[];
 }
 
 export interface EpaySettings {

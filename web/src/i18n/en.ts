@@ -493,6 +493,7 @@ const en = {
     return_failed: 'The payment failed',
     return_expired: 'The order expired',
     backToWallet: 'Back to wallet',
+    latestInvitees: 'Latest sign-ups',
   },
   orders: {
     title: 'Orders',

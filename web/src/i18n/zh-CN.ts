@@ -487,6 +487,7 @@ const zhCN = {
     return_failed: '支付失败',
     return_expired: '订单已过期',
     backToWallet: '返回钱包',
+    latestInvitees: '最近注册',
   },
   orders: {
     title: '充值订单',

@@ -1,8 +1,9 @@
 import { CopyOutlined } from '@ant-design/icons';
-import { App, Button, Card, Col, Input, Row, Skeleton, Space, Statistic } from 'antd';
+import { App, Button, Card, Col, Input, List, Row, Skeleton, Space, Statistic, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useInvites } from '../../api/wallet';
 import { QueryError } from '../../components/QueryError';
+import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { inviteLink } from './walletLogic';
 
@@ -50,6 +51,18 @@ export function InviteCard() {
               <Statistic title={t('wallet.rewards')} value={fmt.money(invites.data.rewarded_quota)} />
             </Col>
           </Row>
+          {invites.data.latest?.length ? (
+            <List
+              size="small"
+              header={<Typography.Text type="secondary">{t('wallet.latestInvitees')}</Typography.Text>}
+              dataSource={invites.data.latest}
+              renderItem={(item) => (
+                <List.Item extra={formatTime(item.created_at)}>
+                  <span className="tg-mono">{item.username}</span>
+                </List.Item>
+              )}
+            />
+          ) : null}
         </>
       ) : null}
     </Card>
