@@ -340,7 +340,7 @@ export interface BonusTier {
 
 /** One enabled provider of GET /api/user/topup/options. */
 export interface TopupProviderOption {
-  provider: PaymentProvider;
+  name: PaymentProvider;
   methods: string[];
   currency: string;
   /** Provider currency per 1 USD of quota. */
@@ -353,6 +353,7 @@ export interface TopupOptions {
   providers: TopupProviderOption[];
   presets: string[];
   bonus: BonusTier[];
+  order_ttl_minutes?: number;
 }
 
 export interface TopupOrder {
@@ -365,6 +366,8 @@ export interface TopupOrder {
   currency: string;
   /** Units credited when paid (bonus included). */
   quota: number;
+  /** The bonus part of quota. */
+  bonus?: number;
   status: TopupStatus;
   trade_no?: string;
   created_at?: string;

@@ -168,6 +168,14 @@ export function percentOf(units: number, percent: string): number {
   return Number(divRound(BigInt(Math.trunc(units)) * p.int, 100n * pow10(p.scale)));
 }
 
+/** `amount × percent / 100` exactly, as a decimal string ("100" × "10" → "10.000"). */
+export function percentOfAmount(amount: string, percent: string): string {
+  const a = parseDecimal(amount);
+  const p = parseDecimal(percent);
+  if (!a || !p) return '0';
+  return toText({ int: a.int * p.int, scale: a.scale + p.scale + 2 }, 0);
+}
+
 /** Compares two decimal strings: -1, 0 or 1 (null when either is not a decimal). */
 export function compareDecimal(a: string, b: string): number | null {
   const x = parseDecimal(a);

@@ -22,7 +22,7 @@ export function TopupCard() {
   const [amount, setAmount] = useState('');
 
   const providers = options.data?.providers ?? [];
-  const provider = providers.find((p) => p.provider === providerName) ?? providers[0];
+  const provider = providers.find((p) => p.name === providerName) ?? providers[0];
   const methods = provider?.methods ?? [];
   const chosenMethod = method && methods.includes(method) ? method : (methods[0] ?? null);
   const presets = options.data?.presets ?? [];
@@ -33,7 +33,7 @@ export function TopupCard() {
     if (!provider || !quote) return;
     try {
       const order = await create.mutateAsync({
-        provider: provider.provider,
+        provider: provider.name,
         method: chosenMethod ?? undefined,
         amount: amount.trim(),
       });
@@ -58,9 +58,9 @@ export function TopupCard() {
             <Form.Item label={t('wallet.provider')}>
               <Radio.Group
                 aria-label={t('wallet.provider')}
-                value={provider.provider}
+                value={provider.name}
                 onChange={(e) => setProviderName(e.target.value as PaymentProvider)}
-                options={providers.map((p) => ({ value: p.provider, label: t(`wallet.provider_${p.provider}`) }))}
+                options={providers.map((p) => ({ value: p.name, label: t(`wallet.provider_${p.name}`) }))}
                 optionType="button"
               />
             </Form.Item>

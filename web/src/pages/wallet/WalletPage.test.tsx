@@ -6,8 +6,8 @@ import WalletReturnPage from './WalletReturnPage';
 
 const options = {
   providers: [
-    { provider: 'epay', methods: ['alipay', 'wxpay'], currency: 'CNY', rate: '7.3', min_amount: '1', max_amount: '1000' },
-    { provider: 'stripe', methods: [], currency: 'USD', rate: '1', min_amount: '5', max_amount: '500' },
+    { name: 'epay', methods: ['alipay', 'wxpay'], currency: 'CNY', rate: '7.3', min_amount: '1', max_amount: '1000' },
+    { name: 'stripe', methods: [], currency: 'USD', rate: '1', min_amount: '5', max_amount: '500' },
   ],
   presets: ['10', '100'],
   bonus: [{ min_amount: '100', percent: '10' }],

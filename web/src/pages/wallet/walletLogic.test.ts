@@ -16,6 +16,8 @@ describe('quoteTopup', () => {
 
   it('adds the best bonus tier reached', () => {
     expect(quoteTopup('100', epay, tiers)).toEqual({ base: 13_698_630, bonus: 1_369_863, percent: '10', total: 15_068_493 });
+    // The bonus is the units of (amount × percent) at the rate, rounded once: 1.03 × 5 % = 0.0515 CNY → 7,055 units.
+    expect(quoteTopup('1.03', epay, [{ min_amount: '1', percent: '5' }])).toEqual({ base: 141_096, bonus: 7_055, percent: '5', total: 148_151 });
     expect(quoteTopup('99.99', epay, tiers)?.percent).toBe('5');
     expect(quoteTopup('49', epay, tiers)?.bonus).toBe(0);
     // A 0 % tier is no bonus even when it is the highest reached.
@@ -45,6 +47,7 @@ describe('amountProblem', () => {
     expect(amountProblem('-3', epay)?.key).toBe('amountInvalid');
     expect(amountProblem('0', epay)?.key).toBe('amountInvalid');
     expect(amountProblem('10.001', epay)).toEqual({ key: 'amountPrecision', values: { decimals: '2' } });
+    expect(amountProblem('10.5', { ...epay, currency: 'JPY' })).toEqual({ key: 'amountPrecision', values: { decimals: '0' } });
     expect(amountProblem('0.99', epay)).toEqual({ key: 'amountMin', values: { min: '1' } });
     expect(amountProblem('10000.01', epay)).toEqual({ key: 'amountMax', values: { max: '10000' } });
   });

@@ -1,5 +1,5 @@
 import type { BonusTier, TopupProviderOption } from '../../api/types';
-import { amountToUnits, compareDecimal, parseDecimal, percentOf } from '../../lib/money';
+import { amountToUnits, compareDecimal, parseDecimal, percentOfAmount } from '../../lib/money';
 
 /** Why an amount cannot be paid, as an i18n key under `wallet.` with its values. */
 export interface AmountProblem {
@@ -17,16 +17,27 @@ export interface TopupQuote {
   total: number;
 }
 
-/** Most providers take two decimals (cents / fen). */
-export const AMOUNT_DECIMALS = 2;
+/** The minor digits of a currency (2 for CNY and USD, 0 for JPY), as the server checks them. */
+export function currencyDecimals(currency: string | undefined): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency: (currency || 'USD').toUpperCase() }).resolvedOptions()
+      .maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
 
 /** Checks a typed amount against the provider's limits; null when it may be paid. */
-export function amountProblem(amount: string, provider: Pick<TopupProviderOption, 'min_amount' | 'max_amount'>): AmountProblem | null {
+export function amountProblem(
+  amount: string,
+  provider: Pick<TopupProviderOption, 'min_amount' | 'max_amount'> & { currency?: string },
+): AmountProblem | null {
   const text = amount.trim();
   const value = parseDecimal(text);
   if (!value || /^\s*[-+]/.test(text) || value.int <= 0n) return { key: 'amountInvalid' };
-  if (value.scale > AMOUNT_DECIMALS && value.int % 10n ** BigInt(value.scale - AMOUNT_DECIMALS) !== 0n) {
-    return { key: 'amountPrecision', values: { decimals: String(AMOUNT_DECIMALS) } };
+  const decimals = currencyDecimals(provider.currency);
+  if (value.scale > decimals && value.int % 10n ** BigInt(value.scale - decimals) !== 0n) {
+    return { key: 'amountPrecision', values: { decimals: String(decimals) } };
   }
   if (provider.min_amount && compareDecimal(text, provider.min_amount) === -1) {
     return { key: 'amountMin', values: { min: provider.min_amount } };
@@ -48,12 +59,15 @@ export function bonusTier(amount: string, tiers: BonusTier[]): BonusTier | null 
   return best;
 }
 
-/** What an amount buys before paying: units at the rate (half away from zero) plus the bonus tier's percent. */
+/**
+ * What an amount buys before paying, as the server computes it: units of the amount at the rate, plus units
+ * of (amount × the best tier's percent / 100) at the rate, each rounded once, half away from zero.
+ */
 export function quoteTopup(amount: string, provider: Pick<TopupProviderOption, 'rate'>, tiers: BonusTier[]): TopupQuote | null {
   const base = amountToUnits(amount.trim(), provider.rate);
   if (base === null || base <= 0) return null;
   const tier = bonusTier(amount.trim(), tiers);
-  const bonus = tier ? percentOf(base, tier.percent) : 0;
+  const bonus = tier ? (amountToUnits(percentOfAmount(amount.trim(), tier.percent), provider.rate) ?? 0) : 0;
   return { base, bonus, percent: tier?.percent ?? null, total: base + bonus };
 }
 
