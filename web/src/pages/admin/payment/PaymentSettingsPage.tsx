@@ -7,8 +7,9 @@ import { useSaveSettings, useSettings } from '../../../api/settings';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
 import { isDecimal } from '../../../lib/money';
-import { applyServerError, decimalRules } from '../../../lib/validation';
-import { toPaymentBody, toPaymentForm, type PaymentForm } from './paymentForm';
+import { ApiError } from '../../../api/client';
+import { decimalRules } from '../../../lib/validation';
+import { fieldPath, toPaymentBody, toPaymentForm, type PaymentForm } from './paymentForm';
 
 const CURRENCY = /^[A-Za-z]{3}$/;
 
@@ -36,8 +37,13 @@ export default function PaymentSettingsPage() {
       await save.mutateAsync(body);
       message.success(t('common.saved'));
     } catch (err) {
-      const text = applyServerError(form, err);
-      if (text) message.error(text);
+      const path = err instanceof ApiError ? fieldPath(err.field) : null;
+      if (path && path[1] !== 'bonus') {
+        const name = path as Parameters<typeof form.scrollToField>[0];
+        form.setFields([{ name, errors: [(err as ApiError).message] }]);
+        form.scrollToField(name);
+      }
+      message.error(err instanceof Error ? err.message : String(err));
     }
   };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Settings } from '../../../api/types';
-import { toPaymentBody, toPaymentForm } from './paymentForm';
+import { fieldPath, toPaymentBody, toPaymentForm } from './paymentForm';
 
 const stored = {
   site_name: 'T',
@@ -46,5 +46,13 @@ describe('payment settings form', () => {
     expect(body.invite).toEqual({ inviter_reward: 1_000_000, invitee_reward: 500_000, first_topup_percent: '0' });
     expect(body.ip_rpm).toBe(600);
     expect(body.payment).toBeUndefined();
+  });
+
+  it('finds the field a server error names', () => {
+    expect(fieldPath('payment.epay.gateway_url')).toEqual(['payment', 'epay', 'gateway_url']);
+    expect(fieldPath('invite.inviter_reward')).toEqual(['invite', 'inviter_reward_usd']);
+    expect(fieldPath('display_rate')).toEqual(['display_rate']);
+    expect(fieldPath('site_name')).toBeNull();
+    expect(fieldPath(undefined)).toBeNull();
   });
 });

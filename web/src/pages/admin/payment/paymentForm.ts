@@ -105,3 +105,16 @@ export function toPaymentBody(values: PaymentForm, current: Settings): Partial<S
   const cur: Record<string, unknown> = current;
   return Object.fromEntries(Object.entries(body).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(cur[k]))) as Partial<Settings>;
 }
+
+/**
+ * The form field a server error names ("payment.epay.gateway_url", "invite.inviter_reward"), as a name path;
+ * null when the page has no such field.
+ */
+export function fieldPath(field: string | undefined): (string | number)[] | null {
+  if (!field) return null;
+  const path = field.split('.');
+  if (path[0] === 'invite' && (path[1] === 'inviter_reward' || path[1] === 'invitee_reward')) return ['invite', `${path[1]}_usd`];
+  if (path[0] === 'payment' && path[1] === 'bonus') return ['payment', 'bonus'];
+  if (['payment', 'invite', 'display_currency', 'display_rate', 'ip_rpm'].includes(path[0])) return path;
+  return null;
+}
