@@ -374,6 +374,8 @@ const en = {
     quotaAdjusted: 'Balance adjusted',
     rpm: 'Requests per minute',
     tpm: 'Tokens per minute',
+    limits: 'Limits',
+    limitsValue: '{{rpm}} req/min · {{tpm}} tokens/min',
   },
   groups: {
     title: 'Groups',

@@ -370,6 +370,8 @@ const zhCN = {
     quotaAdjusted: '余额已调整',
     rpm: '每分钟请求数',
     tpm: '每分钟 Token 数',
+    limits: '限流',
+    limitsValue: '{{rpm}} 次/分 · {{tpm}} token/分',
   },
   groups: {
     title: '分组',

@@ -108,7 +108,7 @@ export function TopupCard() {
             />
           </Form.Item>
           {quote ? (
-            <Descriptions size="small" column={1} bordered style={{ marginBottom: 16 }} data-testid="topup-quote">
+            <Descriptions size="small" column={1} bordered style={{ marginBottom: 16 }} styles={{ label: { whiteSpace: 'nowrap' } }} data-testid="topup-quote">
               <Descriptions.Item label={t('wallet.youPay')}>{fmt.amount(amount.trim(), provider.currency)}</Descriptions.Item>
               <Descriptions.Item label={t('wallet.youGet')}>
                 <Typography.Text strong data-testid="topup-quote-total">
