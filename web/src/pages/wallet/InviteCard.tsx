@@ -45,10 +45,14 @@ export function InviteCard() {
           </Space.Compact>
           <Row gutter={16}>
             <Col span={12}>
-              <Statistic title={t('wallet.invited')} value={fmt.number(invites.data.invited)} />
+              <div data-testid="invite-count">
+                <Statistic title={t('wallet.invited')} value={fmt.number(invites.data.invited)} />
+              </div>
             </Col>
             <Col span={12}>
-              <Statistic title={t('wallet.rewards')} value={fmt.money(invites.data.rewarded_quota)} />
+              <div data-testid="invite-rewards">
+                <Statistic title={t('wallet.rewards')} value={fmt.money(invites.data.rewarded_quota)} />
+              </div>
             </Col>
           </Row>
           {invites.data.latest?.length ? (
