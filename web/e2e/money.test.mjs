@@ -235,7 +235,7 @@ describe('invites', () => {
       await withScreenshot(a.page, 'invite-counted', async () => {
         await a.page.reload();
         await a.page.getByTestId('wallet-balance').filter({ hasText: '$1.00' }).waitFor();
-        await a.page.getByTestId('invite-count').filter({ hasText: /\b1$/ }).waitFor();
+        await a.page.getByTestId('invite-count').locator('.ant-statistic-content').filter({ hasText: /^1$/ }).waitFor();
         await a.page.getByTestId('invite-rewards').filter({ hasText: '$1.00' }).waitFor();
       });
     } finally {
