@@ -91,8 +91,8 @@ describe('money in', () => {
       await page.locator('#payment-form_payment_epay_rate').fill('7.3');
       await page.locator('#payment-form_payment_epay_min_amount').fill('1');
       await page.locator('#payment-form_payment_epay_max_amount').fill('1000');
-      await page.locator('#payment-form_invite_inviter_reward_usd').fill('1');
-      await page.locator('#payment-form_invite_invitee_reward_usd').fill('0.5');
+      await page.locator('#payment-form_invite_inviter_reward_amount').fill('1');
+      await page.locator('#payment-form_invite_invitee_reward_amount').fill('0.5');
       const presets = page.locator('#payment-form_payment_presets');
       for (const preset of ['10', '50']) {
         await presets.fill(preset);
@@ -159,7 +159,7 @@ describe('money in', () => {
       await page.getByTestId('create-batch').click();
       await page.locator('#batch-form_name').fill('e2e batch');
       await page.locator('#batch-form_count').fill('100');
-      await page.locator('#batch-form_quota_usd').fill('2');
+      await page.locator('#batch-form_quota_amount').fill('2');
       await page.getByTestId('batch-submit').click();
       const box = page.getByTestId('batch-codes');
       await box.waitFor();

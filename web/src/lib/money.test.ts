@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   amountToUnits,
+  displayToUnits,
+  unitsToDisplayText,
   compareDecimal,
   displayFrom,
   formatAmount,
@@ -164,5 +166,23 @@ describe('amountToUnits', () => {
     expect(compareDecimal('9.99', '10')).toBe(-1);
     expect(compareDecimal('100', '99.999')).toBe(1);
     expect(compareDecimal('x', '1')).toBeNull();
+  });
+});
+
+describe('money typed in the display currency', () => {
+  it('converts to units and back exactly', () => {
+    expect(displayToUnits('1.5')).toBe(1_500_000);
+    expect(displayToUnits('73', CNY)).toBe(10_000_000);
+    expect(displayToUnits('10', CNY)).toBe(1_369_863);
+    expect(displayToUnits('1500000.4', UNITS)).toBe(1_500_000);
+    expect(displayToUnits('x', CNY)).toBeNull();
+    expect(unitsToDisplayText(1_500_000)).toBe('1.5');
+    expect(unitsToDisplayText(10_000_000, CNY)).toBe('73');
+    expect(unitsToDisplayText(1_369_863, CNY)).toBe('10');
+    expect(unitsToDisplayText(1_500_000, UNITS)).toBe('1500000');
+    for (const units of [1, 50, 1_369_863, 123_456_789, -2_500_000]) {
+      expect(displayToUnits(unitsToDisplayText(units, CNY), CNY)).toBe(units);
+      expect(displayToUnits(unitsToDisplayText(units, UNITS), UNITS)).toBe(units);
+    }
   });
 });

@@ -161,6 +161,25 @@ export function unitsToUsdText(units: number): string {
   return toText({ int: BigInt(Math.trunc(units)), scale: 6 }, 0);
 }
 
+/**
+ * An amount typed in the display currency to integer units, exactly: USD × 1,000,000, CNY ÷ rate × 1,000,000
+ * (half away from zero), units as typed (rounded to a whole unit). Null when text is not a number.
+ */
+export function displayToUnits(text: string | number, display: MoneyDisplay = USD_DISPLAY): number | null {
+  if (display.currency === 'units') {
+    const value = parseDecimal(text);
+    return value ? Number(roundTo(value, 0).int) || 0 : null;
+  }
+  return amountToUnits(text, display.currency === 'CNY' ? display.rate : '1');
+}
+
+/** Units as a plain decimal for a form field in the display currency ("1.5", "10.95", "1500000"). */
+export function unitsToDisplayText(units: number, display: MoneyDisplay = USD_DISPLAY): string {
+  const value: Decimal = { int: BigInt(Math.trunc(units)), scale: display.currency === 'units' ? 0 : 6 };
+  if (display.currency !== 'CNY') return toText(value, 0);
+  return toText(roundTo(multiply(value, parseDecimal(display.rate) ?? { int: 1n, scale: 0 }), 6), 0);
+}
+
 /** `units × percent / 100`, rounded half away from zero ("5" → 5 %). */
 export function percentOf(units: number, percent: string): number {
   const p = parseDecimal(percent);

@@ -7,6 +7,7 @@ import { useSaveSettings, useSettings } from '../../../api/settings';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
 import { isDecimal } from '../../../lib/money';
+import { useFormat } from '../../../lib/useFormat';
 import { ApiError } from '../../../api/client';
 import { decimalRules } from '../../../lib/validation';
 import { fieldPath, toPaymentBody, toPaymentForm, type PaymentForm } from './paymentForm';
@@ -17,18 +18,21 @@ const CURRENCY = /^[A-Za-z]{3}$/;
 export default function PaymentSettingsPage() {
   const { t } = useTranslation();
   const { message } = App.useApp();
+  const { moneyInput } = useFormat();
   const settings = useSettings();
   const save = useSaveSettings();
   const [form] = Form.useForm<PaymentForm>();
   const displayCurrency = Form.useWatch('display_currency', form);
 
   useEffect(() => {
-    if (settings.data) form.setFieldsValue(toPaymentForm(settings.data));
+    if (settings.data) form.setFieldsValue(toPaymentForm(settings.data, moneyInput.toText));
+    // moneyInput changes identity every render; refill only when the settings change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [settings.data, form]);
 
   const onFinish = async (values: PaymentForm) => {
     if (!settings.data) return;
-    const body = toPaymentBody(values, settings.data);
+    const body = toPaymentBody(values, settings.data, moneyInput.toUnits);
     if (Object.keys(body).length === 0) {
       message.info(t('settings.unchanged'));
       return;
@@ -184,11 +188,11 @@ export default function PaymentSettingsPage() {
             </Col>
             <Col xs={24} lg={12}>
               <Card title={t('payment.invite')}>
-                <Form.Item name={['invite', 'inviter_reward_usd']} label={t('payment.inviterReward')} extra={t('payment.zeroOff')} rules={decimalRules(t)}>
-                  <Input prefix="$" inputMode="decimal" />
+                <Form.Item name={['invite', 'inviter_reward_amount']} label={t('payment.inviterReward')} extra={t('payment.zeroOff')} rules={decimalRules(t)}>
+                  <Input prefix={moneyInput.prefix} suffix={moneyInput.suffix} inputMode="decimal" />
                 </Form.Item>
-                <Form.Item name={['invite', 'invitee_reward_usd']} label={t('payment.inviteeReward')} extra={t('payment.zeroOff')} rules={decimalRules(t)}>
-                  <Input prefix="$" inputMode="decimal" />
+                <Form.Item name={['invite', 'invitee_reward_amount']} label={t('payment.inviteeReward')} extra={t('payment.zeroOff')} rules={decimalRules(t)}>
+                  <Input prefix={moneyInput.prefix} suffix={moneyInput.suffix} inputMode="decimal" />
                 </Form.Item>
                 <Form.Item
                   name={['invite', 'first_topup_percent']}

@@ -39,8 +39,8 @@ describe('payment settings form', () => {
 
   it('takes invite rewards in dollars and sends units', () => {
     const form = toPaymentForm(stored);
-    expect(form.invite.inviter_reward_usd).toBe('1');
-    form.invite.invitee_reward_usd = '0.5';
+    expect(form.invite.inviter_reward_amount).toBe('1');
+    form.invite.invitee_reward_amount = '0.5';
     form.ip_rpm = 600;
     const body = toPaymentBody(form, stored);
     expect(body.invite).toEqual({ inviter_reward: 1_000_000, invitee_reward: 500_000, first_topup_percent: '0' });
@@ -50,7 +50,7 @@ describe('payment settings form', () => {
 
   it('finds the field a server error names', () => {
     expect(fieldPath('payment.epay.gateway_url')).toEqual(['payment', 'epay', 'gateway_url']);
-    expect(fieldPath('invite.inviter_reward')).toEqual(['invite', 'inviter_reward_usd']);
+    expect(fieldPath('invite.inviter_reward')).toEqual(['invite', 'inviter_reward_amount']);
     expect(fieldPath('display_rate')).toEqual(['display_rate']);
     expect(fieldPath('site_name')).toBeNull();
     expect(fieldPath(undefined)).toBeNull();

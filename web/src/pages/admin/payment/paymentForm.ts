@@ -1,10 +1,10 @@
 import type { BonusTier, InviteSettings, PaymentSettings, Settings } from '../../../api/types';
 import { unitsToUsdText, usdToUnits } from '../../../lib/money';
 
-/** The payment page's form: the settings with rewards typed in dollars. */
+/** The payment page's form: the settings with rewards typed in the display currency. */
 export interface PaymentForm {
   payment: PaymentSettings;
-  invite: { inviter_reward_usd: string; invitee_reward_usd: string; first_topup_percent: string };
+  invite: { inviter_reward_amount: string; invitee_reward_amount: string; first_topup_percent: string };
   display_currency: 'USD' | 'CNY' | 'units';
   display_rate: string;
   ip_rpm: number;
@@ -31,7 +31,7 @@ const EMPTY_STRIPE: PaymentSettings['stripe'] = {
   max_amount: '10000',
 };
 
-export function toPaymentForm(s: Settings): PaymentForm {
+export function toPaymentForm(s: Settings, toText: (units: number) => string = unitsToUsdText): PaymentForm {
   const p = s.payment;
   return {
     payment: {
@@ -42,8 +42,8 @@ export function toPaymentForm(s: Settings): PaymentForm {
       order_ttl_minutes: p?.order_ttl_minutes ?? 120,
     },
     invite: {
-      inviter_reward_usd: unitsToUsdText(s.invite?.inviter_reward ?? 0),
-      invitee_reward_usd: unitsToUsdText(s.invite?.invitee_reward ?? 0),
+      inviter_reward_amount: toText(s.invite?.inviter_reward ?? 0),
+      invitee_reward_amount: toText(s.invite?.invitee_reward ?? 0),
       first_topup_percent: s.invite?.first_topup_percent ?? '0',
     },
     display_currency: s.display_currency ?? 'USD',
@@ -58,14 +58,18 @@ const trim = (v: string | undefined) => (v ?? '').trim();
  * Form → the settings PUT body, holding only the top-level settings that changed (so the audit names them).
  * Masked secrets are sent back as they came: the server keeps the stored value for them.
  */
-export function toPaymentBody(values: PaymentForm, current: Settings): Partial<Settings> {
+export function toPaymentBody(
+  values: PaymentForm,
+  current: Settings,
+  toUnits: (text: string) => number | null = usdToUnits,
+): Partial<Settings> {
   const p = values.payment;
   const bonus: BonusTier[] = (p.bonus ?? [])
     .filter((b) => b && trim(b.min_amount) && trim(b.percent))
     .map((b) => ({ min_amount: trim(b.min_amount), percent: trim(b.percent) }));
   const invite: InviteSettings = {
-    inviter_reward: usdToUnits(values.invite.inviter_reward_usd || '0') ?? 0,
-    invitee_reward: usdToUnits(values.invite.invitee_reward_usd || '0') ?? 0,
+    inviter_reward: toUnits(values.invite.inviter_reward_amount || '0') ?? 0,
+    invitee_reward: toUnits(values.invite.invitee_reward_amount || '0') ?? 0,
     first_topup_percent: trim(values.invite.first_topup_percent) || '0',
   };
   const body: Partial<Settings> = {
@@ -113,7 +117,7 @@ export function toPaymentBody(values: PaymentForm, current: Settings): Partial<S
 export function fieldPath(field: string | undefined): (string | number)[] | null {
   if (!field) return null;
   const path = field.split('.');
-  if (path[0] === 'invite' && (path[1] === 'inviter_reward' || path[1] === 'invitee_reward')) return ['invite', `${path[1]}_usd`];
+  if (path[0] === 'invite' && (path[1] === 'inviter_reward' || path[1] === 'invitee_reward')) return ['invite', `${path[1]}_amount`];
   if (path[0] === 'payment' && path[1] === 'bonus') return ['payment', 'bonus'];
   if (['payment', 'invite', 'display_currency', 'display_rate', 'ip_rpm'].includes(path[0])) return path;
   return null;

@@ -3,13 +3,13 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { useCreateBatch } from '../../../api/adminMoney';
 import type { CreatedBatch } from '../../../api/types';
-import { usdToUnits } from '../../../lib/money';
+import { useFormat } from '../../../lib/useFormat';
 import { applyServerError, decimalRules } from '../../../lib/validation';
 
 interface BatchForm {
   name: string;
   count: number;
-  quota_usd: string;
+  quota_amount: string;
   expires_at?: Dayjs | null;
 }
 
@@ -19,6 +19,7 @@ export const MAX_BATCH = 10_000;
 export function CreateBatchModal({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (b: CreatedBatch) => void }) {
   const { t } = useTranslation();
   const { message } = App.useApp();
+  const { moneyInput } = useFormat();
   const [form] = Form.useForm<BatchForm>();
   const create = useCreateBatch();
 
@@ -27,7 +28,7 @@ export function CreateBatchModal({ open, onClose, onCreated }: { open: boolean; 
       const created = await create.mutateAsync({
         name: values.name.trim(),
         count: values.count,
-        quota: usdToUnits(values.quota_usd) ?? 0,
+        quota: moneyInput.toUnits(values.quota_amount) ?? 0,
         ...(values.expires_at ? { expires_at: values.expires_at.toISOString() } : {}),
       });
       form.resetFields();
@@ -72,18 +73,18 @@ export function CreateBatchModal({ open, onClose, onCreated }: { open: boolean; 
           <InputNumber min={1} max={MAX_BATCH} precision={0} style={{ width: '100%' }} />
         </Form.Item>
         <Form.Item
-          name="quota_usd"
-          label={t('redemptions.valueUsd')}
+          name="quota_amount"
+          label={t('redemptions.valueAmount')}
           extra={t('redemptions.valueHint')}
           rules={[
             ...decimalRules(t, true),
             {
               validator: (_, v: string | undefined) =>
-                !v || (usdToUnits(v) ?? 0) > 0 ? Promise.resolve() : Promise.reject(new Error(t('redemptions.valuePositive'))),
+                !v || (moneyInput.toUnits(v) ?? 0) > 0 ? Promise.resolve() : Promise.reject(new Error(t('redemptions.valuePositive'))),
             },
           ]}
         >
-          <Input prefix="$" inputMode="decimal" />
+          <Input prefix={moneyInput.prefix} suffix={moneyInput.suffix} inputMode="decimal" />
         </Form.Item>
         <Form.Item
           name="expires_at"

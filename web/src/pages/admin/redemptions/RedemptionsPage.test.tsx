@@ -42,7 +42,7 @@ describe('RedemptionsPage', () => {
     fireEvent.click(await screen.findByTestId('create-batch'));
     fireEvent.change(await screen.findByLabelText('Batch name'), { target: { value: ' spring ' } });
     fireEvent.change(screen.getByLabelText('Number of codes'), { target: { value: '2' } });
-    fireEvent.change(screen.getByLabelText('Value of each code (USD)'), { target: { value: '0.5' } });
+    fireEvent.change(screen.getByLabelText('Value of each code'), { target: { value: '0.5' } });
     fireEvent.click(screen.getByTestId('batch-submit'));
     const codes = await screen.findByTestId('batch-codes');
     expect(codes).toHaveValue('TG-AAAA\nTG-BBBB');
