@@ -516,6 +516,9 @@ const en = {
     status_paid: 'Paid',
     status_failed: 'Failed',
     status_expired: 'Expired',
+    bonus: 'Bonus (included)',
+    eventId: 'Settling notification',
+    updatedAt: 'Updated',
   },
   redemptions: {
     title: 'Redemption codes',

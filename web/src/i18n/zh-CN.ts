@@ -510,6 +510,9 @@ const zhCN = {
     status_paid: '已支付',
     status_failed: '失败',
     status_expired: '已过期',
+    bonus: '赠送（已含）',
+    eventId: '结算通知',
+    updatedAt: '更新时间',
   },
   redemptions: {
     title: '兑换码',

@@ -13,7 +13,7 @@ import { OrderStatus } from '../../wallet/OrderStatus';
 const STATUSES: TopupStatus[] = ['pending', 'paid', 'failed', 'expired'];
 const PROVIDERS: PaymentProvider[] = ['epay', 'stripe'];
 /** Fields the detail drawer shows with their own label; anything else the server adds is listed after. */
-const KNOWN = new Set(['order_no', 'user_id', 'username', 'provider', 'method', 'amount', 'currency', 'quota', 'status', 'trade_no', 'created_at', 'paid_at', 'expires_at']);
+const KNOWN = new Set(['order_no', 'user_id', 'username', 'provider', 'method', 'amount', 'currency', 'quota', 'bonus', 'status', 'trade_no', 'event_id', 'created_at', 'updated_at', 'paid_at', 'expires_at']);
 
 function OrderDrawer({ orderNo, onClose }: { orderNo: string | null; onClose: () => void }) {
   const { t } = useTranslation();
@@ -43,12 +43,17 @@ function OrderDrawer({ orderNo, onClose }: { orderNo: string | null; onClose: ()
           </Descriptions.Item>
           <Descriptions.Item label={t('orders.amount')}>{fmt.amount(o.amount, o.currency)}</Descriptions.Item>
           <Descriptions.Item label={t('orders.quota')}>{fmt.money(o.quota)}</Descriptions.Item>
+          <Descriptions.Item label={t('orders.bonus')}>{fmt.money(Number(o.bonus ?? 0))}</Descriptions.Item>
           <Descriptions.Item label={t('orders.tradeNo')}>
             <span className="tg-mono">{o.trade_no || t('common.none')}</span>
+          </Descriptions.Item>
+          <Descriptions.Item label={t('orders.eventId')}>
+            <span className="tg-mono">{String(o.event_id ?? '') || t('common.none')}</span>
           </Descriptions.Item>
           <Descriptions.Item label={t('orders.createdAt')}>{formatTime(o.created_at)}</Descriptions.Item>
           <Descriptions.Item label={t('orders.paidAt')}>{formatTime(o.paid_at) || t('common.none')}</Descriptions.Item>
           <Descriptions.Item label={t('orders.expiresAt')}>{formatTime(o.expires_at) || t('common.none')}</Descriptions.Item>
+          <Descriptions.Item label={t('orders.updatedAt')}>{formatTime(String(o.updated_at ?? '')) || t('common.none')}</Descriptions.Item>
           {extra.map(([k, v]) => (
             <Descriptions.Item key={k} label={k}>
               {String(v)}
