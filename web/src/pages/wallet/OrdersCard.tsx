@@ -1,6 +1,7 @@
 import { Card, Table, Typography, type TableProps } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { useMyTopups } from '../../api/wallet';
 import type { TopupOrder } from '../../api/types';
 import { QueryError } from '../../components/QueryError';
@@ -21,7 +22,11 @@ export function OrdersCard() {
       title: t('orders.orderNo'),
       dataIndex: 'order_no',
       key: 'order_no',
-      render: (v: string) => <Typography.Text className="tg-mono" copyable={{ text: v }}>{v}</Typography.Text>,
+      render: (v: string) => (
+        <Typography.Text className="tg-mono" copyable={{ text: v }}>
+          <Link to={`/console/wallet/return?order=${encodeURIComponent(v)}`}>{v}</Link>
+        </Typography.Text>
+      ),
     },
     { title: t('orders.amount'), key: 'amount', render: (_, o) => fmt.amount(o.amount, o.currency) },
     { title: t('orders.quota'), dataIndex: 'quota', key: 'quota', render: (v: number) => fmt.money(v) },
