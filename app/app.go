@@ -29,9 +29,14 @@ import (
 	"tollgate/service/channel"
 	"tollgate/service/group"
 	"tollgate/service/health"
+	"tollgate/service/invite"
 	"tollgate/service/ledger"
 	"tollgate/service/metrics"
+	"tollgate/service/payment"
+	"tollgate/service/payment/epay"
+	stripepay "tollgate/service/payment/stripe"
 	"tollgate/service/pricing"
+	"tollgate/service/redemption"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
 	"tollgate/service/sticky"
@@ -64,6 +69,7 @@ type App struct {
 	Settings *setting.Service
 	Groups   *group.Service
 	Accounts *account.Service
+	Invites  *invite.Service
 	Tokens   *token.Service
 	Audit    *audit.Log
 	Channels *channel.Service
@@ -73,7 +79,11 @@ type App struct {
 	Health   *health.Tracker
 	Prober   *relay.Prober
 	Metrics  *metrics.Metrics
+	Payments *payment.Service
 	Handler  http.Handler
+
+	// Redemptions is the redemption-code book.
+	Redemptions *redemption.Service
 
 	redis   *redis.Client
 	closers []func(context.Context) error
@@ -130,9 +140,12 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	}
 	a.Audit = audit.New(a.Store)
 	a.Settings = setting.New(a.Store, a.Bus)
+	a.Settings.UseKeyring(a.Keys) // payment secrets are stored sealed
 	a.Groups = group.New(a.Store, a.Bus, a.Audit)
 	a.Accounts = account.New(a.Store, a.Cache, a.Bus, a.Keys, a.Settings, a.Groups, a.Ledger, a.Audit,
 		account.Options{BcryptCost: opt.BcryptCost, RefreshGrace: opt.RefreshGrace})
+	a.Invites = invite.New(a.Store, a.Settings, a.Accounts)
+	a.Accounts.SetInvites(a.Invites)
 	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger, a.Accounts, a.Audit)
 	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
 	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)
@@ -176,10 +189,14 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		LogLastFlush:  func() time.Time { return time.Unix(0, a.Logs.LastFlush.Load()) },
 	})
 	a.Relay.Metrics = a.Metrics
+	a.Redemptions = redemption.New(a.Store, a.Cache, a.Keys, a.Accounts, a.Audit, nil)
 	a.Prober = relay.NewProber(a.Relay, 4)
 	a.Prober.StartSchedule(func() time.Duration { return time.Duration(a.Settings.Get().ChannelTestInterval) * time.Second })
 	a.closers = append(a.closers, a.Prober.Close)
 	go func() { _ = a.Relay.Counter.Warm() }() // load the tokenizer vocabularies before the first request needs them
+	// Top-ups; the invite service pays the inviter's share of an invitee's first top-up.
+	a.Payments = payment.New(a.Store, a.Accounts, a.Settings, a.Audit, payment.Options{Rewarder: a.Invites},
+		epay.New(), stripepay.New(cfg.StripeAPIBase))
 	generated, err := a.Accounts.EnsureRoot(ctx, cfg.RootPassword)
 	if err != nil {
 		return nil, "", fmt.Errorf("create root: %w", err)
@@ -193,10 +210,14 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health},
 		Metrics:  a.metricsRoute(),
 		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store), Settings: a.Settings},
+		Invites:  &controller.Invites{Invites: a.Invites},
 		Relay:    a.Relay,
+		Topups:   &controller.Topups{Payments: a.Payments, PublicURL: cfg.PublicURL},
 		Auther:   a.Accounts,
 		SPA:      web.New(),
 		Trusted:  cfg.TrustedProxies,
+
+		Redemptions: &controller.Redemptions{Redemptions: a.Redemptions},
 	})
 	ok = true
 	return a, generated, nil

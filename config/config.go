@@ -30,6 +30,8 @@ type Config struct {
 	MetricsToken   string
 	MetricsAddr    string // when set, /metrics is served only on this (internal) listen address
 	CookieSecure   CookieSecure
+	PublicURL      string // the site's public base URL for payment notify/return URLs; empty: from the request
+	StripeAPIBase  string // Stripe API base URL (a proxy, or a fake in tests); empty: https://api.stripe.com
 }
 
 // CookieSecure says when the console's refresh cookie carries the Secure flag (COOKIE_SECURE).
@@ -148,6 +150,19 @@ func Load(getenv func(string) string) (Config, error) {
 			return c, &FieldError{"METRICS_ADDR", "expected host:port, e.g. 127.0.0.1:9090"}
 		}
 	}
+	for _, v := range []struct {
+		name string
+		dst  *string
+	}{{"PUBLIC_URL", &c.PublicURL}, {"STRIPE_API_BASE", &c.StripeAPIBase}} {
+		raw := strings.TrimRight(strings.TrimSpace(getenv(v.name)), "/")
+		if raw == "" {
+			continue
+		}
+		if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, &FieldError{v.name, "expected an http(s) URL like https://example.com"}
+		}
+		*v.dst = raw
+	}
 	return c, nil
 }
 
@@ -197,6 +212,7 @@ func (c Config) Masked() []any {
 		"root_password", mask(c.RootPassword), "log_level", c.LogLevel.String(),
 		"trusted_proxies", strings.Join(c.TrustedProxies, ","), "metrics_token", mask(c.MetricsToken), "metrics_addr", c.MetricsAddr,
 		"cookie_secure", string(c.CookieSecure),
+		"public_url", c.PublicURL, "stripe_api_base", c.StripeAPIBase,
 	}
 }
 

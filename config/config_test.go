@@ -32,6 +32,8 @@ func TestLoad_BadValueNamesTheVariable(t *testing.T) {
 		{map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,nope"}, "TRUSTED_PROXIES"},
 		{map[string]string{"ROOT_PASSWORD": "123"}, "ROOT_PASSWORD"},
 		{map[string]string{"COOKIE_SECURE": "yes"}, "COOKIE_SECURE"},
+		{map[string]string{"STRIPE_API_BASE": "api.stripe.com"}, "STRIPE_API_BASE"},
+		{map[string]string{"PUBLIC_URL": "ftp://example.com"}, "PUBLIC_URL"},
 	}
 	for _, tc := range cases {
 		_, err := Load(env(tc.env))
@@ -87,5 +89,12 @@ func TestLoad_CookieSecureDefaultsToAuto(t *testing.T) {
 		if err != nil || c.CookieSecure != want {
 			t.Errorf("COOKIE_SECURE=%q: %q, %v; want %q", in, c.CookieSecure, err, want)
 		}
+	}
+}
+
+func TestLoad_PaymentURLsAreTrimmed(t *testing.T) {
+	c, err := Load(env(map[string]string{"STRIPE_API_BASE": " http://127.0.0.1:12111/ ", "PUBLIC_URL": "https://gw.example.com/"}))
+	if err != nil || c.StripeAPIBase != "http://127.0.0.1:12111" || c.PublicURL != "https://gw.example.com" {
+		t.Fatalf("got %q %q %v", c.StripeAPIBase, c.PublicURL, err)
 	}
 }

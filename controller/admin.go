@@ -134,7 +134,7 @@ func (h *Admin) GroupDelete(c *gin.Context) {
 }
 
 // SettingsGet handles GET /api/admin/settings.
-func (h *Admin) SettingsGet(c *gin.Context) { c.JSON(http.StatusOK, h.Settings.Get()) }
+func (h *Admin) SettingsGet(c *gin.Context) { c.JSON(http.StatusOK, setting.Masked(h.Settings.Get())) }
 
 // SettingsPut handles PUT /api/admin/settings (partial object).
 func (h *Admin) SettingsPut(c *gin.Context) {
@@ -152,7 +152,7 @@ func (h *Admin) SettingsPut(c *gin.Context) {
 		keys = append(keys, k)
 	}
 	h.Audit.Record(c.Request.Context(), middleware.Actor(c), "settings.update", "", keys)
-	c.JSON(http.StatusOK, s)
+	c.JSON(http.StatusOK, setting.Masked(s))
 }
 
 // AuditList handles GET /api/admin/audit.

@@ -23,11 +23,16 @@ type Handlers struct {
 	Admin    *controller.Admin
 	Channels *controller.Channels
 	Billing  *controller.Billing
+	Topups   *controller.Topups
+	Invites  *controller.Invites
 	Auther   middleware.Authenticator
 	Relay    RelayRoutes
 	Metrics  gin.HandlerFunc // nil: /metrics is not on this listener
 	SPA      http.Handler
 	Trusted  []string
+
+	// Redemptions serves redemption codes (admin batches, the user's redeem).
+	Redemptions *controller.Redemptions
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -59,6 +64,11 @@ func New(h Handlers) *gin.Engine {
 	api.GET("/status", h.Status.Site)
 	api.GET("/pricing", middleware.OptionalConsole(h.Auther), h.Billing.PublicPricing)
 
+	// Payment providers' notifications: authenticated by their signatures, not by a session.
+	api.GET("/payment/epay/notify", h.Topups.EpayNotify)
+	api.POST("/payment/epay/notify", h.Topups.EpayNotify)
+	api.POST("/payment/stripe/webhook", h.Topups.StripeWebhook)
+
 	auth := api.Group("/auth")
 	auth.POST("/register", h.Auth.Register)
 	auth.POST("/login", h.Auth.Login)
@@ -77,6 +87,12 @@ func New(h Handlers) *gin.Engine {
 	user.POST("/tokens/:id/reveal", h.Tokens.Reveal)
 	user.GET("/logs", h.Billing.Logs)
 	user.GET("/logs/stats", h.Billing.Stats)
+	user.GET("/user/topup/options", h.Topups.Options)
+	user.POST("/user/topup", h.Topups.Create)
+	user.GET("/user/topups", h.Topups.Mine)
+	user.GET("/user/topups/:order_no", h.Topups.MyOrder)
+	user.GET("/user/invites", h.Invites.Mine)
+	user.POST("/user/redeem", h.Redemptions.Redeem)
 
 	admin := user.Group("/admin", middleware.Admin())
 	admin.GET("/users", h.Admin.Users)
@@ -106,6 +122,14 @@ func New(h Handlers) *gin.Engine {
 	admin.PUT("/pricing", h.Billing.ReplacePricing)
 	admin.GET("/logs", h.Billing.AdminLogs)
 	admin.GET("/logs/stats", h.Billing.AdminStats)
+	admin.GET("/topups", h.Topups.AdminList)
+	admin.GET("/topups/:order_no", h.Topups.AdminOrder)
+	admin.POST("/redemptions", h.Redemptions.Create)
+	admin.GET("/redemptions", h.Redemptions.List)
+	admin.GET("/redemptions/batches", h.Redemptions.Batches)
+	admin.GET("/redemptions/export", h.Redemptions.Export)
+	admin.PATCH("/redemptions/:id", h.Redemptions.Update)
+	admin.DELETE("/redemptions/:id", h.Redemptions.Delete)
 
 	h.Relay.Register(r)
 

@@ -20,6 +20,7 @@ import (
 	"tollgate/service/audit"
 	"tollgate/service/bus"
 	"tollgate/service/cache"
+	"tollgate/service/netkey"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
 )
@@ -63,6 +64,7 @@ type Service struct {
 	audit    *audit.Log
 	users    *cache.Local[int64, *model.User]
 	policy   *passwordPolicy
+	invites  Invites // nil: no invites (see SetInvites)
 	// dummyHash is compared against when the username is unknown, at the real cost, so that sign-in takes as
 	// long for an unknown user as for a known one (no user enumeration by timing).
 	dummyHash []byte
@@ -127,6 +129,9 @@ type RegisterInput struct {
 	Username string `json:"username"`
 	Password string `json:"password"`
 	Email    string `json:"email"`
+	AffCode  string `json:"aff_code"` // the inviter's code (optional)
+
+	inviterID int64 // resolved from AffCode by Register
 }
 
 // Register creates a user with role user in the default group.
@@ -138,6 +143,12 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, ip string) (*m
 	release, err := s.signupSlot(ctx, ip, st.SignupRateLimit)
 	if err != nil {
 		return nil, err
+	}
+	if s.invites != nil {
+		if in.inviterID, err = s.invites.Inviter(ctx, in.AffCode); err != nil {
+			release()
+			return nil, err
+		}
 	}
 	u, err := s.create(ctx, in, model.RoleUser, st.DefaultGroup, 0, true)
 	if err != nil {
@@ -156,6 +167,11 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, ip string) (*m
 		}
 		u.Quota = st.NewUserQuota
 	}
+	if s.invites != nil {
+		if err := s.invites.Welcome(ctx, u, ip); err != nil {
+			return nil, fmt.Errorf("invite: %w", err)
+		}
+	}
 	return u, nil
 }
 
@@ -167,7 +183,7 @@ func (s *Service) signupSlot(ctx context.Context, ip string, limit int) (func(),
 	}
 	now := s.opt.Now()
 	hour := now.Truncate(time.Hour)
-	key := "signup:" + networkKey(ip) + ":" + strconv.FormatInt(hour.Unix(), 10)
+	key := "signup:" + netkey.Of(ip) + ":" + strconv.FormatInt(hour.Unix(), 10)
 	n, err := s.cache.Incr(ctx, key, 1, time.Hour+time.Minute)
 	if err != nil {
 		return nil, fmt.Errorf("sign-up limit: %w", err)
@@ -206,7 +222,7 @@ func (s *Service) create(ctx context.Context, in RegisterInput, role, group stri
 		return nil, fmt.Errorf("hash password: %w", err)
 	}
 	u := &model.User{Username: in.Username, Email: in.Email, PasswordHash: string(hash), Role: role, Group: group,
-		Status: model.StatusEnabled, Quota: quota}
+		Status: model.StatusEnabled, Quota: quota, InviterID: in.inviterID}
 	if err := s.store.CreateUser(ctx, u); errors.Is(err, model.ErrDuplicate) {
 		return nil, apperr.New(http.StatusConflict, "username_taken")
 	} else if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-
 	"tollgate/model"
 	"tollgate/service/apperr"
 	"tollgate/service/audit"

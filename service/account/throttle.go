@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tollgate/service/apperr"
+	"tollgate/service/netkey"
 )
 
 // Sign-in throttling. Two guards, both counted in the cache (shared by every node on Redis):
@@ -56,7 +57,7 @@ func keysFor(username, ip string) loginKeys {
 		username = username[:maxLoginName]
 	}
 	name := strings.ToLower(username)
-	ip = networkKey(ip)
+	ip = netkey.Of(ip)
 	return loginKeys{ip: "login:ip:" + ip, user: "login:user:" + name, wait: "login:wait:" + name + "|" + ip}
 }
 

@@ -87,6 +87,19 @@ func UnitsFor(amount, rate decimal.Decimal) (units int64, ok bool) {
 	return q.IntPart(), true
 }
 
+// Percent is percent % of units (e.g. an inviter's share of a top-up), with Cost's rounding rule: exactly
+// units × percent / 100, rounded once, half away from zero; 0 for a percent or units ≤ 0, at most MaxCost.
+func Percent(units int64, percent decimal.Decimal) int64 {
+	if units <= 0 || percent.Sign() <= 0 {
+		return 0
+	}
+	v := decimal.NewFromInt(units).Mul(percent).Shift(-2) // exact: no division
+	if v.GreaterThan(maxCost) {
+		return MaxCost
+	}
+	return v.Round(0).IntPart()
+}
+
 // MaxCost is the largest cost Cost returns (2^53 units, far beyond any balance).
 const MaxCost = 1 << 53
 

@@ -30,3 +30,31 @@ func TestUnitsFor(t *testing.T) {
 		}
 	}
 }
+
+func TestPercent_RoundsHalfAwayFromZeroOnce(t *testing.T) {
+	for _, c := range []struct {
+		units   int64
+		percent string
+		want    int64
+	}{
+		{1_369_863, "5", 68_493},   // 68,493.15
+		{1_369_865, "10", 136_987}, // 136,986.5: half away from zero
+		{1_369_863, "10", 136_986}, // 136,986.3
+		{3, "50", 2},               // 1.5
+		{1, "50", 1},               // 0.5
+		{1, "49.99", 0},            // 0.4999
+		{10_000_000, "12.34", 1_234_000},
+		{7, "0.01", 0}, // 0.0007
+		{50, "1", 1},   // 0.5
+		{1_000_000, "100", 1_000_000},
+		{1_000_000, "0", 0},
+		{0, "5", 0},
+		{-100, "5", 0},
+		{100, "-5", 0},
+		{1 << 62, "100", MaxCost}, // clamped
+	} {
+		if got := Percent(c.units, decimal.RequireFromString(c.percent)); got != c.want {
+			t.Errorf("Percent(%d, %s) = %d, want %d", c.units, c.percent, got, c.want)
+		}
+	}
+}

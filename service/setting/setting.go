@@ -11,6 +11,7 @@ import (
 	"tollgate/model"
 	"tollgate/service/apperr"
 	"tollgate/service/bus"
+	"tollgate/service/secret"
 )
 
 // Topic is the bus topic of settings changes.
@@ -133,6 +134,7 @@ type Service struct {
 	store *model.Store
 	bus   bus.Bus
 	cur   atomic.Pointer[Settings]
+	keys  *secret.Keyring // seals payment secrets at rest (UseKeyring)
 }
 
 // New builds the service and subscribes to changes; call Load before serving.
@@ -162,6 +164,7 @@ func (s *Service) Load(ctx context.Context) error {
 	if err := json.Unmarshal(b, &next); err != nil {
 		return fmt.Errorf("decode settings: %w", err)
 	}
+	s.openSecrets(&next)
 	s.cur.Store(&next)
 	return nil
 }
@@ -169,6 +172,7 @@ func (s *Service) Load(ctx context.Context) error {
 // Update applies a partial JSON object of settings, validates the result and stores it.
 func (s *Service) Update(ctx context.Context, patch map[string]json.RawMessage) (*Settings, error) {
 	next := *s.Get()
+	detach(&next) // json.Unmarshal reuses a slice's array: never write into the live snapshot's
 	known := map[string]bool{}
 	b, _ := json.Marshal(next)
 	var cur map[string]json.RawMessage
@@ -186,12 +190,18 @@ func (s *Service) Update(ctx context.Context, patch map[string]json.RawMessage) 
 	if err := json.Unmarshal(b, &next); err != nil {
 		return nil, apperr.New(400, "invalid_json")
 	}
+	if err := keepMasked(&s.Get().Payment, &next.Payment); err != nil {
+		return nil, err
+	}
 	if err := validate(&next); err != nil {
 		return nil, err
 	}
 	opts := make([]model.Option, 0, len(patch))
 	for k := range patch {
-		v, _ := json.Marshal(field(next, k))
+		v, err := s.sealOptions(&next, k)
+		if err != nil {
+			return nil, err
+		}
 		opts = append(opts, model.Option{Key: k, Value: string(v)})
 	}
 	if err := s.store.UpsertOptions(ctx, opts); err != nil {
@@ -200,6 +210,14 @@ func (s *Service) Update(ctx context.Context, patch map[string]json.RawMessage) 
 	s.cur.Store(&next)
 	_ = s.bus.Publish(ctx, Topic, "")
 	return &next, nil
+}
+
+// detach gives st its own copies of the snapshot's slices.
+func detach(st *Settings) {
+	st.ErrorRules = append([]ErrorRule(nil), st.ErrorRules...)
+	st.Payment.Presets = append([]string(nil), st.Payment.Presets...)
+	st.Payment.Bonus = append([]BonusTier(nil), st.Payment.Bonus...)
+	st.Payment.Epay.Methods = append([]string(nil), st.Payment.Epay.Methods...)
 }
 
 func field(s Settings, key string) json.RawMessage {
@@ -238,10 +256,16 @@ func validate(s *Settings) error {
 	case s.DefaultGroup == "":
 		return apperr.Field("default_group", "required")
 	}
+	if err := validatePayment(&s.Payment); err != nil {
+		return err
+	}
 	for _, r := range s.ErrorRules {
 		if strings.TrimSpace(r.Contains) == "" || len(r.Contains) > 200 || !ErrorClasses[r.Class] || (r.Status != 0 && (r.Status < 100 || r.Status > 599)) {
 			return apperr.Field("error_rules", "each rule needs contains (1-200 chars), a known class and an optional status 100-599")
 		}
+	}
+	if err := validateInvite(s); err != nil {
+		return err
 	}
 	return nil
 }

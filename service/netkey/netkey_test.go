@@ -1,8 +1,8 @@
-package account
+package netkey
 
 import "testing"
 
-func TestNetworkKey_CountsIPv6ByItsSlash64(t *testing.T) {
+func TestOf_CountsIPv6ByItsSlash64(t *testing.T) {
 	for in, want := range map[string]string{
 		"203.0.113.5":                    "203.0.113.5",
 		"::ffff:203.0.113.5":             "203.0.113.5",
@@ -14,8 +14,8 @@ func TestNetworkKey_CountsIPv6ByItsSlash64(t *testing.T) {
 		"2001:db8:1:3:0:0:0:1":           "2001:db8:1:3::/64",
 		"2001:0db8:0001:0002:0000::0001": "2001:db8:1:2::/64",
 	} {
-		if got := networkKey(in); got != want {
-			t.Errorf("networkKey(%q) = %q, want %q", in, got, want)
+		if got := Of(in); got != want {
+			t.Errorf("Of(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
