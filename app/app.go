@@ -56,6 +56,8 @@ type Options struct {
 	Health      health.Config
 	// RefreshGrace overrides account.Options.RefreshGrace (tests that replay a rotated token at once).
 	RefreshGrace time.Duration
+	// Clock is the relay's and the key service's time for spend windows and log rows (nil: time.Now).
+	Clock func() time.Time
 }
 
 // App is one running Tollgate node.
@@ -179,6 +181,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Health: a.Health,
 		Sticky: sticky.New(a.Cache, nil, time.Now),
 	})
+	a.Relay.Clock, a.Tokens.Clock = opt.Clock, opt.Clock
 	if cfg.RedisURL != "" { // an in-process ledger answers in microseconds: nothing to overlap
 		a.Relay.Headroom = relay.NewHeadroom()
 	}

@@ -109,6 +109,11 @@ var catalog = map[Lang]map[string]string{
 		"redemption_not_found":       "Redemption code not found.",
 		"redemption_batch_not_found": "No redemption codes belong to this batch.",
 		"redemption_used":            "This code has been redeemed: it can no longer be disabled, enabled or deleted.",
+		// Spend limits and rate limits (per key, per user, per client IP).
+		"key_budget_exhausted": "This API key has spent its daily or monthly budget; it can be used again when the budget period ends.",
+		"user_rate_limited":    "Too many requests for this account; slow down.",
+		"tpm_exceeded":         "Too many tokens per minute (limit %d); wait for the next minute.",
+		"ip_rate_limited":      "Too many requests from your address (limit %d per minute); slow down.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -217,5 +222,10 @@ var catalog = map[Lang]map[string]string{
 		"redemption_not_found":       "兑换码不存在。",
 		"redemption_batch_not_found": "该批次下没有兑换码。",
 		"redemption_used":            "该兑换码已被兑换，不能再禁用、启用或删除。",
+		// Spend limits and rate limits (per key, per user, per client IP).
+		"key_budget_exhausted": "该 API 密钥的每日或每月预算已用完，预算周期结束后可再次使用。",
+		"user_rate_limited":    "该账户请求过于频繁，请稍后再试。",
+		"tpm_exceeded":         "每分钟的 token 数超过了上限（%d），请等到下一分钟。",
+		"ip_rate_limited":      "来自你的地址的请求过多（每分钟最多 %d 次），请稍后再试。",
 	},
 }

@@ -1,6 +1,9 @@
 package model
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // LoadUser reads a user's durable balance (ledger.Loader).
 func (s *Store) LoadUser(ctx context.Context, userID int64) (int64, error) {
@@ -14,4 +17,13 @@ func (s *Store) LoadToken(ctx context.Context, tokenID int64) (int64, error) {
 	var q struct{ RemainQuota int64 }
 	err := s.DB.WithContext(ctx).Model(&Token{}).Select("remain_quota").Where("id = ?", tokenID).Take(&q).Error
 	return q.RemainQuota, translate(err)
+}
+
+// LoadSpent is what a key was charged in [from, to): Σ of its logged cost (ledger.Loader, for a spend
+// window's first touch). It reads the (token_id, created_at) index.
+func (s *Store) LoadSpent(ctx context.Context, tokenID int64, from, to time.Time) (int64, error) {
+	var n struct{ Spent int64 }
+	err := s.DB.WithContext(ctx).Model(&UsageLog{}).Select("COALESCE(SUM(cost), 0) AS spent").
+		Where("token_id = ? AND created_at >= ? AND created_at < ?", tokenID, from.UTC(), to.UTC()).Take(&n).Error
+	return n.Spent, translate(err)
 }

@@ -94,19 +94,13 @@ func (k *caller) modelAllowed(m string) bool {
 	return false
 }
 
-// limit enforces the key's RPM and concurrency; the returned func releases the concurrency slot.
-func (r *Relay) limit(ctx context.Context, k *caller) (func(), *relayError) {
-	id := strconv.FormatInt(k.tok.ID, 10)
-	if k.tok.RPM > 0 {
-		minute := strconv.FormatInt(time.Now().Unix()/60, 10)
-		n, err := r.Cache.Incr(ctx, "rpm:"+id+":"+minute, 1, 70*time.Second)
-		if err != nil {
-			return nil, newErr(http.StatusServiceUnavailable, "cache_unavailable")
-		}
-		if n > int64(k.tok.RPM) {
-			return nil, newErr(http.StatusTooManyRequests, "rate_limited")
-		}
+// limit enforces the key's and the owner's rpm and tpm (ratelimit.go) and the key's concurrency; the returned
+// func releases the concurrency slot.
+func (r *Relay) limit(ctx context.Context, k *caller, at time.Time) (func(), *relayError) {
+	if rerr := r.limitRate(ctx, k, at); rerr != nil {
+		return nil, rerr
 	}
+	id := strconv.FormatInt(k.tok.ID, 10)
 	if k.tok.Concurrency <= 0 {
 		return func() {}, nil
 	}
@@ -128,6 +122,10 @@ func (r *Relay) models(c *gin.Context) {
 	proto := adaptor.OpenAI
 	if c.GetHeader("anthropic-version") != "" || (c.GetHeader("x-api-key") != "" && c.GetHeader("Authorization") == "") {
 		proto = adaptor.Anthropic
+	}
+	if rerr := r.limitIP(c); rerr != nil {
+		fail(c, proto, rerr)
+		return
 	}
 	k, rerr := r.authenticate(c)
 	if rerr != nil {

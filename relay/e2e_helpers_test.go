@@ -187,6 +187,12 @@ type apiKey struct {
 	RemainQuota int64  `json:"remain_quota"`
 	UsedQuota   int64  `json:"used_quota"`
 	Unlimited   bool   `json:"unlimited"`
+	// Spend limits and what the key spent this UTC day and month.
+	DailyBudget   int64 `json:"daily_budget"`
+	MonthlyBudget int64 `json:"monthly_budget"`
+	TPM           int64 `json:"tpm"`
+	SpentToday    int64 `json:"spent_today"`
+	SpentMonth    int64 `json:"spent_month"`
 }
 
 // key creates an sk- key for p; body adds fields to {"name": ...}.
@@ -220,7 +226,13 @@ type standard struct {
 
 func newStandard(t testing.TB, balance int64, opts ...relaytest.Option) *standard {
 	t.Helper()
-	w := newWorld(t)
+	return newStandardWith(t, balance, nil, opts...)
+}
+
+// newStandardWith is newStandard on a node whose env the env funcs adjust (a clock, trusted proxies).
+func newStandardWith(t testing.TB, balance int64, env []func(*apptest.Env), opts ...relaytest.Option) *standard {
+	t.Helper()
+	w := newWorld(t, env...)
 	s := &standard{world: w, oa: fake(t, opts...), an: fake(t, opts...)}
 	s.oaID = w.channel(openaiChannel(s.oa))
 	s.anID = w.channel(anthropicChannel(s.an))

@@ -3,6 +3,8 @@ package relay
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -17,6 +19,8 @@ type relayError struct {
 	code    string // i18n code, also the OpenAI error code
 	args    []any
 	noRetry bool // answer "x-should-retry: false": retrying cannot help (the money ran out)
+	// retryAfter, when set, is sent as Retry-After (whole seconds, at least 1): when a limit's window ends.
+	retryAfter time.Duration
 }
 
 func newErr(status int, code string, args ...any) *relayError {
@@ -44,10 +48,28 @@ func moneyRefusal(proto adaptor.Protocol, code string) *relayError {
 	return &relayError{status: status, code: code, noRetry: true}
 }
 
+// budgetRefusal is the answer to a key whose daily or monthly budget cannot cover the request: 429
+// key_budget_exhausted in both protocols (OpenAI's own answer to a spend cap is a 429 insufficient_quota;
+// Anthropic's clients read a 429 as a limit), with x-should-retry: false, since no retry helps before the
+// window ends, and Retry-After saying when it does.
+func budgetRefusal(left time.Duration) *relayError {
+	return &relayError{status: http.StatusTooManyRequests, code: "key_budget_exhausted", noRetry: true, retryAfter: left}
+}
+
+// rateRefusal is a 429 of a per-minute limit with Retry-After.
+func rateRefusal(code string, left time.Duration, args ...any) *relayError {
+	return &relayError{status: http.StatusTooManyRequests, code: code, args: args, retryAfter: left}
+}
+
+// retryAfterSeconds renders d as Retry-After: whole seconds, rounded up, at least 1.
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10)
+}
+
 // openAIType maps a status to OpenAI's error.type.
 func openAIType(status int, code string) string {
 	switch {
-	case code == "insufficient_quota" || code == "key_quota_exhausted":
+	case code == "insufficient_quota" || code == "key_quota_exhausted" || code == "key_budget_exhausted":
 		return "insufficient_quota"
 	case status == http.StatusTooManyRequests:
 		return "rate_limit_error"
@@ -104,6 +126,9 @@ func errorBody(proto adaptor.Protocol, lang i18n.Lang, e *relayError) []byte {
 func fail(c *gin.Context, proto adaptor.Protocol, e *relayError) {
 	if e.noRetry {
 		c.Header("x-should-retry", "false")
+	}
+	if e.retryAfter > 0 {
+		c.Header("Retry-After", retryAfterSeconds(e.retryAfter))
 	}
 	c.Data(e.status, "application/json", errorBody(proto, middleware.Lang(c), e))
 	c.Abort()

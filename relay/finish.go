@@ -55,6 +55,7 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 		defer r.Headroom.Refresh(ctx, r, rq)
 	}
 	usage, estimated := r.meteredUsage(rq, out)
+	r.countTokens(ctx, rq, usage)
 	var charged int64
 	// An answer the upstream ended with its own error and no usage costs nothing, not even a per-call price.
 	billed := out.delivered && !(out.upstreamErr && usage == pricing.Usage{})
@@ -78,7 +79,7 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 		status = "error"
 	}
 	l := model.UsageLog{
-		RequestID: rq.id, ClientRequestID: rq.clientID, CreatedAt: rq.start.UTC(), UserID: rq.who.user.ID, TokenID: rq.who.tok.ID,
+		RequestID: rq.id, ClientRequestID: rq.clientID, CreatedAt: rq.at.UTC(), UserID: rq.who.user.ID, TokenID: rq.who.tok.ID,
 		Model: rq.model, Endpoint: rq.ep.String(), Stream: rq.stream,
 		PromptTokens: usage.PromptTotal(), CompletionTokens: usage.Output, CacheReadTokens: usage.CacheRead,
 		CacheWriteTokens: usage.CacheWrite, UsageEstimated: estimated, Cost: charged, GroupRatio: rq.ratio.String(),

@@ -37,7 +37,12 @@ func NewHeadroom() *Headroom {
 }
 
 // Ample reports whether both the user's and (for limited keys) the key's known balances cover hold ratio times.
+// A key with a daily or monthly budget is never ample: its reservation is always awaited before the upstream
+// call, so a budget refusal never races an upstream request it would have to cancel.
 func (h *Headroom) Ample(rq *request, hold int64) bool {
+	if rq.who.tok.DailyBudget > 0 || rq.who.tok.MonthlyBudget > 0 {
+		return false
+	}
 	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -56,6 +56,9 @@ type Deps struct {
 	Sticky   *sticky.Store
 	Metrics  *metrics.Metrics
 	Headroom *Headroom // non-nil: overlap the reservation with the upstream call (remote ledgers)
+	// Clock is the time a request is admitted at, which places it in its key's spend windows and dates its
+	// log row (nil: time.Now); tests move it across a day or month boundary.
+	Clock func() time.Time
 }
 
 // Relay serves the /v1 routes.
@@ -67,6 +70,13 @@ type Relay struct {
 // New builds the relay.
 func New(d Deps) *Relay {
 	return &Relay{Deps: d, intn: rand.IntN}
+}
+
+func (r *Relay) now() time.Time {
+	if r.Clock != nil {
+		return r.Clock()
+	}
+	return time.Now()
 }
 
 // Register adds the /v1 routes to the engine.

@@ -24,6 +24,7 @@ type request struct {
 	ep          adaptor.Endpoint
 	proto       adaptor.Protocol
 	start       time.Time
+	at          time.Time // the relay clock at admission: the log row's time and the key's spend windows
 	who         *caller
 	model       string
 	stream      bool
@@ -39,7 +40,9 @@ type request struct {
 }
 
 func (rq *request) account() ledger.Account {
-	return ledger.Account{UserID: rq.who.user.ID, TokenID: rq.who.tok.ID, TokenLimited: !rq.who.tok.Unlimited}
+	t := rq.who.tok
+	return ledger.Account{UserID: rq.who.user.ID, TokenID: t.ID, TokenLimited: !t.Unlimited,
+		Windows: ledger.Budgets(rq.at, t.DailyBudget, t.MonthlyBudget)}
 }
 
 // billable says whether the endpoint costs money (token counting is free).
@@ -78,7 +81,11 @@ func readBody(c *gin.Context) ([]byte, *relayError) {
 
 // serve runs one relay request from admission to the queued usage log.
 func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
-	rq := &request{id: requestID(c), clientID: clientRequestID(c), ep: ep, proto: adaptor.ProtocolOf(ep), start: time.Now()}
+	rq := &request{id: requestID(c), clientID: clientRequestID(c), ep: ep, proto: adaptor.ProtocolOf(ep), start: time.Now(), at: r.now()}
+	if rerr := r.limitIP(c); rerr != nil {
+		fail(c, rq.proto, rerr)
+		return
+	}
 	who, rerr := r.authenticate(c)
 	if rerr != nil {
 		fail(c, rq.proto, rerr)
@@ -115,7 +122,7 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 		return
 	}
 	rq.price, rq.ratio = price, r.Groups.Ratio(who.group)
-	release, rerr := r.limit(c.Request.Context(), who)
+	release, rerr := r.limit(c.Request.Context(), who, rq.at)
 	if rerr != nil {
 		fail(c, rq.proto, rerr)
 		return
@@ -194,9 +201,12 @@ func (rq *request) awaitReserve() *relayError {
 // reserve places the hold on the ledger.
 func (r *Relay) reserve(ctx context.Context, rq *request, hold int64) *relayError {
 	err := r.Ledger.Reserve(ctx, rq.id, rq.account(), hold)
+	var be *ledger.BudgetError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &be):
+		return budgetRefusal(be.Window.End.Sub(rq.at))
 	case errors.Is(err, ledger.ErrInsufficientToken):
 		return moneyRefusal(rq.proto, "key_quota_exhausted")
 	case errors.Is(err, ledger.ErrInsufficient):

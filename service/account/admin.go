@@ -37,6 +37,9 @@ type UpdateInput struct {
 	Group  *string `json:"group"`
 	Status *string `json:"status"`
 	Email  *string `json:"email"`
+	// RPM and TPM limit the user's requests and tokens per minute over all their keys (0 = none).
+	RPM *int   `json:"rpm"`
+	TPM *int64 `json:"tpm"`
 }
 
 // Update applies an admin's edit. Only root grants admin or root, and only root edits admins; nobody changes
@@ -87,6 +90,18 @@ func (s *Service) Update(ctx context.Context, actor *model.User, ip string, id i
 			return nil, apperr.Field("email", "not an email address")
 		}
 		fields["email"] = *in.Email
+	}
+	if in.RPM != nil && *in.RPM != u.RPM {
+		if *in.RPM < 0 || *in.RPM > 1_000_000 {
+			return nil, apperr.Field("rpm", "must be between 0 and 1000000")
+		}
+		fields["rpm"] = *in.RPM
+	}
+	if in.TPM != nil && *in.TPM != u.TPM {
+		if *in.TPM < 0 || *in.TPM > 1_000_000_000 {
+			return nil, apperr.Field("tpm", "must be between 0 and 1000000000")
+		}
+		fields["tpm"] = *in.TPM
 	}
 	if len(fields) == 0 {
 		return u, nil

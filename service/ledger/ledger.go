@@ -19,12 +19,16 @@ type Account struct {
 	UserID       int64
 	TokenID      int64
 	TokenLimited bool
+	// Windows are the key's spend limits (daily, monthly budgets); nil when it has none.
+	Windows []Window
 }
 
 // Loader reads durable balances from SQL the first time an account is touched (or after Forget).
 type Loader interface {
 	LoadUser(ctx context.Context, userID int64) (int64, error)
 	LoadToken(ctx context.Context, tokenID int64) (int64, error)
+	// LoadSpent is what a key was charged in [from, to) (Σ of its logged cost): a spend window's start.
+	LoadSpent(ctx context.Context, tokenID int64, from, to time.Time) (int64, error)
 }
 
 // Settlement is what Settle did.
@@ -58,6 +62,12 @@ type Ledger interface {
 	SetToken(ctx context.Context, tokenID int64, remain int64) error
 	// Forget drops live balances (0 = skip) so the next touch reloads from SQL; outstanding holds are kept.
 	Forget(ctx context.Context, userID, tokenID int64) error
+	// WindowSpent is what a key's spend window has charged so far (holds not counted); loaded is false when
+	// the window is not live (nothing touched it yet), and the caller reads SQL instead.
+	WindowSpent(ctx context.Context, tokenID int64, w Window) (spent int64, loaded bool, err error)
+	// ResetWindows drops the live spent of a key's windows so the next touch reloads it from SQL: a budget
+	// switched on after a time without one, when nothing kept the window live. Outstanding holds are kept.
+	ResetWindows(ctx context.Context, tokenID int64, ws ...Window) error
 }
 
 // ErrInsufficient is wrapped by both shortage errors, for callers that only need "refuse: no money".
@@ -152,9 +162,19 @@ func validateReserve(reqID string, acct Account, amount int64) error {
 		return fmt.Errorf("reserve %s: user id %d: %w", reqID, acct.UserID, ErrInvalid)
 	case acct.TokenLimited && acct.TokenID <= 0:
 		return fmt.Errorf("reserve %s: limited token id %d: %w", reqID, acct.TokenID, ErrInvalid)
+	case len(acct.Windows) > 0 && acct.TokenID <= 0:
+		return fmt.Errorf("reserve %s: windows without a token id: %w", reqID, ErrInvalid)
+	}
+	for _, w := range acct.Windows {
+		if w.Limit < 0 || !w.End.After(w.Start) {
+			return fmt.Errorf("reserve %s: window %v: %w", reqID, w, ErrInvalid)
+		}
 	}
 	return nil
 }
+
+// roomOf is what a window can still take: its limit less what it charged and what it holds.
+func roomOf(limit, spent, held int64) int64 { return limit - spent - held }
 
 func validateSettle(reqID string, actual int64) error {
 	switch {

@@ -15,6 +15,7 @@ type fakeLoader struct {
 	mu     sync.Mutex
 	users  map[int64]int64
 	tokens map[int64]int64
+	spent  map[int64]int64 // per key, whatever the window
 	calls  map[string]int
 	err    error
 	delay  time.Duration
@@ -22,7 +23,7 @@ type fakeLoader struct {
 }
 
 func newLoader() *fakeLoader {
-	return &fakeLoader{users: map[int64]int64{}, tokens: map[int64]int64{}, calls: map[string]int{}}
+	return &fakeLoader{users: map[int64]int64{}, tokens: map[int64]int64{}, spent: map[int64]int64{}, calls: map[string]int{}}
 }
 
 func (f *fakeLoader) LoadUser(ctx context.Context, id int64) (int64, error) {
@@ -31,6 +32,10 @@ func (f *fakeLoader) LoadUser(ctx context.Context, id int64) (int64, error) {
 
 func (f *fakeLoader) LoadToken(ctx context.Context, id int64) (int64, error) {
 	return f.load(ctx, "t", id, f.tokens)
+}
+
+func (f *fakeLoader) LoadSpent(ctx context.Context, id int64, _, _ time.Time) (int64, error) {
+	return f.load(ctx, "w", id, f.spent)
 }
 
 // load reads the value first and then waits, like a SQL read whose answer is already stale when it arrives.

@@ -42,34 +42,72 @@ func (r *Redis) acctKey(kind string, id int64) string {
 
 func (r *Redis) nowMS() int64 { return r.cfg.now().UnixMilli() }
 
-// ensure loads one account from SQL unless it is already live. The version check in loadScript discards a
-// value read before a concurrent Forget/Adjust/SetToken, which would otherwise overwrite the newer state.
+// ensure loads one account from SQL unless it is already live.
 func (r *Redis) ensure(ctx context.Context, kind string, id int64) error {
 	load, what := r.loader.LoadUser, "user"
 	if kind == "t" {
 		load, what = r.loader.LoadToken, "token"
 	}
-	key := r.acctKey(kind, id)
+	return r.ensureKey(ctx, r.acctKey(kind, id), fmt.Sprintf("%s %d", what, id), func() (int64, error) { return load(ctx, id) })
+}
+
+// winSuffix names a window in the key layout: "<tid>:<start>:<end>" (unix seconds).
+func winSuffix(tokenID int64, w Window) string {
+	return strconv.FormatInt(tokenID, 10) + ":" + strconv.FormatInt(w.Start.Unix(), 10) + ":" + strconv.FormatInt(w.End.Unix(), 10)
+}
+
+// winExpiry is when a window's keys go: after its period, once every hold made in it has settled or expired,
+// and never before a hold made now could (a request admitted just before the period ended).
+func (r *Redis) winExpiry(end int64) int64 {
+	keep := r.cfg.holdTTL + holdKeyGrace
+	return max(time.Unix(end, 0).Add(keep).UnixMilli(), r.nowMS()+keep.Milliseconds())
+}
+
+// ensureWindows loads the windows named by a script's space-separated "<tid>:<start>:<end>" list.
+func (r *Redis) ensureWindows(ctx context.Context, list string) error {
+	for _, w := range strings.Fields(list) {
+		var tid, start, end int64
+		if _, err := fmt.Sscanf(strings.ReplaceAll(w, ":", " "), "%d %d %d", &tid, &start, &end); err != nil {
+			return fmt.Errorf("window %q: %w", w, err)
+		}
+		err := r.ensureKey(ctx, r.prefix+"win:"+w, "window "+w, func() (int64, error) {
+			return r.loader.LoadSpent(ctx, tid, time.Unix(start, 0), time.Unix(end, 0))
+		}, r.winExpiry(end))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensureKey loads one live value from SQL unless it is already set. The version check in loadScript discards
+// a value read before a concurrent Forget/Adjust/SetToken/ResetWindows, which would otherwise overwrite the
+// newer state.
+func (r *Redis) ensureKey(ctx context.Context, key, what string, load func() (int64, error), expireAt ...int64) error {
 	for range maxLoadRounds {
 		ver, err := r.rdb.HGet(ctx, key, "ver").Result()
 		if errors.Is(err, redis.Nil) {
 			ver = "0"
 		} else if err != nil {
-			return fmt.Errorf("load %s %d: read version: %w", what, id, err)
+			return fmt.Errorf("load %s: read version: %w", what, err)
 		}
-		v, err := load(ctx, id)
+		v, err := load()
 		if err != nil {
-			return fmt.Errorf("load %s %d: %w", what, id, err)
+			return fmt.Errorf("load %s: %w", what, err)
 		}
-		ok, err := loadScript.Run(ctx, r.rdb, []string{key}, v, ver).Int()
+		args := []any{v, ver}
+		for _, e := range expireAt {
+			args = append(args, e)
+		}
+		ok, err := loadScript.Run(ctx, r.rdb, []string{key}, args...).Int()
 		if err != nil {
-			return fmt.Errorf("load %s %d: store: %w", what, id, err)
+			return fmt.Errorf("load %s: store: %w", what, err)
 		}
 		if ok == 1 {
 			return nil
 		}
 	}
-	return fmt.Errorf("load %s %d: balance changed %d times during load", what, id, maxLoadRounds)
+	return fmt.Errorf("load %s: balance changed %d times during load", what, maxLoadRounds)
 }
 
 // ensureNeeded loads the accounts a script reported as not loaded.
@@ -97,12 +135,16 @@ func (r *Redis) Reserve(ctx context.Context, reqID string, acct Account, amount 
 		limited = "1"
 	}
 	keys := []string{r.prefix + "hold:" + reqID} // routes the script on a cluster; the script derives the rest
+	var wargs []any
+	for _, w := range acct.Windows {
+		wargs = append(wargs, winSuffix(acct.TokenID, w), w.Limit, r.winExpiry(w.End.Unix()))
+	}
 	for range maxLoadRounds {
 		now := r.nowMS()
-		res, err := r.run(ctx, reserveScript, keys,
-			r.prefix, reqID, amount, now, now+r.cfg.holdTTL.Milliseconds(),
+		args := append([]any{r.prefix, reqID, amount, now, now + r.cfg.holdTTL.Milliseconds(),
 			(r.cfg.holdTTL + holdKeyGrace).Milliseconds(), limited, acct.UserID, acct.TokenID, r.cfg.sweepLimit,
-		)
+		}, wargs...)
+		res, err := r.run(ctx, reserveScript, keys, args...)
 		if err != nil {
 			return fmt.Errorf("reserve %s: %w", reqID, err)
 		}
@@ -115,8 +157,17 @@ func (r *Redis) Reserve(ctx context.Context, reqID string, acct Account, amount 
 			return fmt.Errorf("reserve %s: %w", reqID, ErrInsufficientUser)
 		case -5:
 			return fmt.Errorf("reserve %s: %w", reqID, ErrInsufficientToken)
+		case -6:
+			i := asInt(res, 1) - 1
+			if i < 0 || int(i) >= len(acct.Windows) {
+				return fmt.Errorf("reserve %s: unexpected script result %v", reqID, res)
+			}
+			return fmt.Errorf("reserve %s: %w", reqID, &BudgetError{Window: acct.Windows[i]})
 		case -2:
 			if err := r.ensureNeeded(ctx, asInt(res, 1) == 1, asInt(res, 2) == 1, acct.UserID, acct.TokenID); err != nil {
+				return fmt.Errorf("reserve %s: %w", reqID, err)
+			}
+			if err := r.ensureWindows(ctx, asString(res, 3)); err != nil {
 				return fmt.Errorf("reserve %s: %w", reqID, err)
 			}
 		default:
@@ -153,6 +204,9 @@ func (r *Redis) Settle(ctx context.Context, reqID string, actual int64) (Settlem
 			uid, _ := strconv.ParseInt(asString(res, 3), 10, 64)
 			tid, _ := strconv.ParseInt(asString(res, 4), 10, 64)
 			if err := r.ensureNeeded(ctx, asInt(res, 1) == 1, asInt(res, 2) == 1, uid, tid); err != nil {
+				return Settlement{}, fmt.Errorf("settle %s: %w", reqID, err)
+			}
+			if err := r.ensureWindows(ctx, asString(res, 5)); err != nil {
 				return Settlement{}, fmt.Errorf("settle %s: %w", reqID, err)
 			}
 		default:
@@ -246,6 +300,28 @@ func (r *Redis) Forget(ctx context.Context, userID, tokenID int64) error {
 	})
 	if err != nil {
 		return fmt.Errorf("forget user %d token %d: %w", userID, tokenID, err)
+	}
+	return nil
+}
+
+// WindowSpent implements Ledger.
+func (r *Redis) WindowSpent(ctx context.Context, tokenID int64, w Window) (int64, bool, error) {
+	v, err := r.rdb.HGet(ctx, r.prefix+"win:"+winSuffix(tokenID, w), "bal").Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("window spent %d: %w", tokenID, err)
+	}
+	return v, true, nil
+}
+
+// ResetWindows implements Ledger.
+func (r *Redis) ResetWindows(ctx context.Context, tokenID int64, ws ...Window) error {
+	for _, w := range ws {
+		if err := resetScript.Run(ctx, r.rdb, []string{r.prefix + "win:" + winSuffix(tokenID, w)}).Err(); err != nil {
+			return fmt.Errorf("reset window %d: %w", tokenID, err)
+		}
 	}
 	return nil
 }

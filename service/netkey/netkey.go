@@ -1,5 +1,5 @@
 // Package netkey names the client network a per-address limit counts (sign-ups, sign-in failures,
-// redemption-code guesses), so that every limit treats IPv6 the same way.
+// redemption-code guesses, the relay's per-IP rate), so that every limit treats IPv6 the same way.
 package netkey
 
 import "net/netip"

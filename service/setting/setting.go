@@ -259,6 +259,9 @@ func validate(s *Settings) error {
 	if err := validatePayment(&s.Payment); err != nil {
 		return err
 	}
+	if err := validateRateLimits(s); err != nil {
+		return err
+	}
 	for _, r := range s.ErrorRules {
 		if strings.TrimSpace(r.Contains) == "" || len(r.Contains) > 200 || !ErrorClasses[r.Class] || (r.Status != 0 && (r.Status < 100 || r.Status > 599)) {
 			return apperr.Field("error_rules", "each rule needs contains (1-200 chars), a known class and an optional status 100-599")

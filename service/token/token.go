@@ -18,6 +18,8 @@ import (
 	"tollgate/service/audit"
 	"tollgate/service/bus"
 	"tollgate/service/cache"
+	"tollgate/service/ledger"
+	"tollgate/service/pricing"
 	"tollgate/service/secret"
 )
 
@@ -31,6 +33,8 @@ const KeyLen = 48
 type Quotas interface {
 	TokenRemain(ctx context.Context, tokenID int64) (int64, error)
 	SetToken(ctx context.Context, tokenID int64, remain int64) error
+	WindowSpent(ctx context.Context, tokenID int64, w ledger.Window) (int64, bool, error)
+	ResetWindows(ctx context.Context, tokenID int64, ws ...ledger.Window) error
 }
 
 // GroupPolicy says which groups a user may put on a key (implemented by service/group).
@@ -53,6 +57,8 @@ type Service struct {
 	owners Owners
 	audit  *audit.Log
 	byHash *cache.Local[string, *Cached]
+	// Clock places spend in its UTC day and month (nil: time.Now); the relay's Clock in tests.
+	Clock func() time.Time
 }
 
 // Cached is a key as the relay sees it: the row plus its parsed IP allowlist.
@@ -107,6 +113,10 @@ type Input struct {
 	RPM         *int         `json:"rpm"`
 	Concurrency *int         `json:"concurrency"`
 	Status      *string      `json:"status"`
+	// Spend limits in units per UTC day / month and tokens per minute (0 = none).
+	DailyBudget   *int64 `json:"daily_budget"`
+	MonthlyBudget *int64 `json:"monthly_budget"`
+	TPM           *int64 `json:"tpm"`
 }
 
 // OptionalTime tells an absent JSON field (Set false: leave as is) from null (Set true, V nil: clear).
@@ -215,6 +225,24 @@ func (s *Service) apply(t *model.Token, owner *model.User, in Input, now time.Ti
 		}
 		t.Concurrency = *in.Concurrency
 	}
+	for _, b := range []struct {
+		name string
+		in   *int64
+		to   *int64
+		max  int64
+	}{
+		{"daily_budget", in.DailyBudget, &t.DailyBudget, pricing.MaxCost},
+		{"monthly_budget", in.MonthlyBudget, &t.MonthlyBudget, pricing.MaxCost},
+		{"tpm", in.TPM, &t.TPM, 1_000_000_000},
+	} {
+		if b.in == nil {
+			continue
+		}
+		if *b.in < 0 || *b.in > b.max {
+			return apperr.Field(b.name, fmt.Sprintf("must be between 0 and %d", b.max))
+		}
+		*b.to = *b.in
+	}
 	if in.Status != nil {
 		if *in.Status != model.StatusEnabled && *in.Status != model.StatusDisabled {
 			return apperr.Field("status", `must be "enabled" or "disabled"`)
@@ -260,6 +288,9 @@ type View struct {
 	Key string `json:"key"`
 	// GroupRevoked: the key names a group its owner may no longer use; the relay refuses it (group_revoked).
 	GroupRevoked bool `json:"group_revoked"`
+	// SpentToday and SpentMonth are what the key was charged this UTC day and month (read-only).
+	SpentToday int64 `json:"spent_today"`
+	SpentMonth int64 `json:"spent_month"`
 }
 
 // GroupRevoked reports whether a key's own group is one its owner (in group own) may no longer use: the
@@ -280,12 +311,35 @@ func (s *Service) view(ctx context.Context, t *model.Token) *View {
 			v.RemainQuota = r
 		}
 	}
+	now := s.now()
+	v.SpentToday = s.spent(ctx, t.ID, ledger.DayWindow(now, t.DailyBudget))
+	v.SpentMonth = s.spent(ctx, t.ID, ledger.MonthWindow(now, t.MonthlyBudget))
 	if v.Models.V == nil {
 		v.Models.V = []string{}
 	}
 	if v.AllowedIPs.V == nil {
 		v.AllowedIPs.V = []string{}
 	}
+	return v
+}
+
+func (s *Service) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock()
+	}
+	return time.Now()
+}
+
+// spent is what a key was charged in w: from the live window when its budget (w.Limit > 0) keeps it live (that
+// includes settlements the log writer has not written yet), else from SQL: a window left live by a budget
+// since switched off has missed what was spent after. 0 when neither answers.
+func (s *Service) spent(ctx context.Context, tokenID int64, w ledger.Window) int64 {
+	if s.quotas != nil && w.Limit > 0 {
+		if v, ok, err := s.quotas.WindowSpent(ctx, tokenID, w); err == nil && ok {
+			return v
+		}
+	}
+	v, _ := s.store.LoadSpent(ctx, tokenID, w.Start, w.End)
 	return v
 }
 
@@ -323,11 +377,27 @@ func (s *Service) Update(ctx context.Context, owner *model.User, id int64, in In
 	if err != nil {
 		return nil, err
 	}
+	daily, monthly := t.DailyBudget, t.MonthlyBudget
 	if err := s.apply(t, owner, in, time.Now()); err != nil {
 		return nil, err
 	}
 	if err := s.store.SaveToken(ctx, t); err != nil {
 		return nil, err
+	}
+	if s.quotas != nil {
+		// A budget switched on: nothing kept its window live while it was off, so the next request reloads
+		// what was spent from SQL. A changed budget needs nothing: the limit travels with each request.
+		now := s.now()
+		var stale []ledger.Window
+		if daily == 0 && t.DailyBudget > 0 {
+			stale = append(stale, ledger.DayWindow(now, t.DailyBudget))
+		}
+		if monthly == 0 && t.MonthlyBudget > 0 {
+			stale = append(stale, ledger.MonthWindow(now, t.MonthlyBudget))
+		}
+		if err := s.quotas.ResetWindows(ctx, t.ID, stale...); err != nil {
+			return nil, fmt.Errorf("reset spend windows: %w", err)
+		}
 	}
 	if in.RemainQuota != nil && s.quotas != nil {
 		if err := s.quotas.SetToken(ctx, t.ID, t.RemainQuota); err != nil {
