@@ -256,7 +256,16 @@ describe('phone width', () => {
       await page.setViewportSize({ width: 390, height: 800 });
       await withScreenshot(page, 'phone-width', async () => {
         await signIn(page, 'root', ROOT_PASSWORD);
-        for (const path of ['/console', '/console/keys', '/console/logs', '/console/admin/channels']) {
+        for (const path of [
+          '/console',
+          '/console/keys',
+          '/console/logs',
+          '/console/wallet',
+          '/console/admin/channels',
+          '/console/admin/redemptions',
+          '/console/admin/orders',
+          '/console/admin/payment',
+        ]) {
           await page.goto(`${tollgate.url}${path}`);
           await page.locator('h3').first().waitFor();
           const width = await page.locator('body').evaluate((body) => body.scrollWidth);
@@ -319,7 +328,18 @@ describe('security headers', () => {
       await withScreenshot(page, 'csp', async () => {
         await signIn(page, 'root', ROOT_PASSWORD);
         // The dashboard (ECharts), tables, forms, drawers and the logs chart: everything antd and ECharts draw.
-        for (const path of ['/console', '/console/logs', '/console/keys', '/console/admin/channels', '/console/admin/settings', '/console/admin/logs']) {
+        for (const path of [
+          '/console',
+          '/console/logs',
+          '/console/keys',
+          '/console/wallet',
+          '/console/admin/channels',
+          '/console/admin/settings',
+          '/console/admin/payment',
+          '/console/admin/redemptions',
+          '/console/admin/orders',
+          '/console/admin/logs',
+        ]) {
           await page.goto(`${tollgate.url}${path}`);
           await page.locator('.ant-layout').first().waitFor();
           await page.waitForLoadState('networkidle');

@@ -61,8 +61,11 @@ export async function eventually(fn, { timeout = 15_000, interval = 250, what = 
   throw new Error(`timed out waiting for ${what}${lastError ? `: ${lastError.message}` : ''}`);
 }
 
-/** Starts the Tollgate binary from TOLLGATE_BIN (default ../tollgate) on a free port with a fresh SQLite file. */
-export async function startTollgate() {
+/**
+ * Starts the Tollgate binary from TOLLGATE_BIN (default ../tollgate) on a free port with a fresh SQLite file;
+ * its output goes to e2e/artifacts/<log>.
+ */
+export async function startTollgate({ log: logName = 'tollgate.log' } = {}) {
   const bin = resolve(WEB_DIR, process.env.TOLLGATE_BIN ?? '../tollgate');
   if (!existsSync(bin)) throw new Error(`Tollgate binary not found at ${bin}; build it (make build) or set TOLLGATE_BIN`);
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -77,7 +80,7 @@ export async function startTollgate() {
     SECRET_KEY: 'e2e-secret-key-0123456789abcdefghijklmnop',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   });
-  const log = createWriteStream(join(ARTIFACTS, 'tollgate.log'));
+  const log = createWriteStream(join(ARTIFACTS, logName));
   const child = spawn(bin, [], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
@@ -99,7 +102,7 @@ export async function startTollgate() {
   const url = `http://127.0.0.1:${port}`;
   await eventually(
     async () => {
-      if (exited) throw new Error(`tollgate exited early (${JSON.stringify(exited)}); see e2e/artifacts/tollgate.log`);
+      if (exited) throw new Error(`tollgate exited early (${JSON.stringify(exited)}); see e2e/artifacts/${logName}`);
       const res = await fetch(`${url}/readyz`);
       return res.status === 200;
     },

@@ -1,5 +1,5 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
-import { createBrowserRouter, Navigate } from 'react-router';
+import { createBrowserRouter, Navigate, useLocation } from 'react-router';
 import { FullPageSpin, RedirectIfSignedIn, RequireAdmin, RequireAuth } from './auth/guards';
 import { AppLayout } from './components/AppLayout';
 import { NotFoundPage } from './pages/NotFoundPage';
@@ -17,6 +17,12 @@ function page(load: () => Promise<{ default: ComponentType }>): ReactNode {
 
 function admin(load: () => Promise<{ default: ComponentType }>): ReactNode {
   return <RequireAdmin>{page(load)}</RequireAdmin>;
+}
+
+/** Sends /wallet/return?… (the URL payment providers return to) to the console page, keeping the query. */
+function WalletReturnRedirect() {
+  const { search } = useLocation();
+  return <Navigate to={`/console/wallet/return${search}`} replace />;
 }
 
 /** The whole route table: public auth pages, then the console under /console. */
@@ -38,6 +44,7 @@ export const routes = [
       </RedirectIfSignedIn>
     ),
   },
+  { path: '/wallet/return', element: <WalletReturnRedirect /> },
   {
     path: '/console',
     element: (
@@ -49,6 +56,8 @@ export const routes = [
       { index: true, element: page(() => import('./pages/dashboard/DashboardPage')) },
       { path: 'keys', element: page(() => import('./pages/keys/KeysPage')) },
       { path: 'logs', element: page(() => import('./pages/logs/LogsPage')) },
+      { path: 'wallet', element: page(() => import('./pages/wallet/WalletPage')) },
+      { path: 'wallet/return', element: page(() => import('./pages/wallet/WalletReturnPage')) },
       { path: 'pricing', element: page(() => import('./pages/pricing/PricingPage')) },
       { path: 'profile', element: page(() => import('./pages/profile/ProfilePage')) },
       { path: 'admin/channels', element: admin(() => import('./pages/admin/channels/ChannelsPage')) },
@@ -57,6 +66,9 @@ export const routes = [
       { path: 'admin/groups', element: admin(() => import('./pages/admin/groups/GroupsPage')) },
       { path: 'admin/pricing', element: admin(() => import('./pages/admin/pricing/ModelPricingPage')) },
       { path: 'admin/logs', element: admin(() => import('./pages/admin/logs/AllLogsPage')) },
+      { path: 'admin/redemptions', element: admin(() => import('./pages/admin/redemptions/RedemptionsPage')) },
+      { path: 'admin/orders', element: admin(() => import('./pages/admin/orders/OrdersPage')) },
+      { path: 'admin/payment', element: admin(() => import('./pages/admin/payment/PaymentSettingsPage')) },
       { path: 'admin/settings', element: admin(() => import('./pages/admin/settings/SettingsPage')) },
       { path: 'admin/audit', element: admin(() => import('./pages/admin/audit/AuditPage')) },
       { path: '*', element: <NotFoundPage /> },

@@ -40,6 +40,8 @@ export function useLogin() {
 
 export interface Registration extends Credentials {
   email?: string;
+  /** The inviter's code from an invite link (`/register?aff=CODE`). */
+  aff_code?: string;
 }
 
 export function useRegister() {

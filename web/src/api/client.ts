@@ -136,18 +136,31 @@ export class ApiClient {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    let res: Response;
+    return this.parse<T>(await this.exchange(method, path, options));
+  }
+
+  /** GETs a file (e.g. a CSV export) with the session: its bytes and the server's file name. */
+  async download(path: string, query?: Record<string, QueryValue>): Promise<{ blob: Blob; filename: string | null }> {
+    const res = await this.exchange('GET', path, { query });
+    if (!res.ok) await this.parse<never>(res);
+    const disposition = res.headers.get('Content-Disposition') ?? '';
+    const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
+    return { blob: await res.blob(), filename: match ? decodeURIComponent(match[1]) : null };
+  }
+
+  /** Sends once, and once more after a refresh when the access token expired. */
+  private async exchange(method: string, path: string, options: RequestOptions): Promise<Response> {
     try {
-      res = await this.send(method, path, options);
+      let res = await this.send(method, path, options);
       if (res.status === 401 && options.retryOn401 !== false && path !== REFRESH_PATH) {
         const session = await this.refresh();
         if (session) res = await this.send(method, path, options);
       }
+      return res;
     } catch (err) {
       if (err instanceof ApiError) throw err;
       throw new ApiError(0, 'network_error', this.translate('errors.network'));
     }
-    return this.parse<T>(res);
   }
 
   private send(method: string, path: string, options: RequestOptions): Promise<Response> {

@@ -22,6 +22,9 @@ export interface UserPatch {
   group?: string;
   status?: EnabledStatus;
   email?: string;
+  /** Requests / tokens per minute for all of the user's keys together (0 = no limit). */
+  rpm?: number;
+  tpm?: number;
 }
 
 export function useUpdateUser() {

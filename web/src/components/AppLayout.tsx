@@ -16,6 +16,10 @@ import {
   TeamOutlined,
   UnorderedListOutlined,
   UserOutlined,
+  WalletOutlined,
+  GiftOutlined,
+  ShoppingCartOutlined,
+  CreditCardOutlined,
 } from '@ant-design/icons';
 import { Alert, Button, Dropdown, Flex, Grid, Layout, Menu, Typography, theme, type MenuProps } from 'antd';
 import { useEffect, useState } from 'react';
@@ -45,6 +49,7 @@ export function AppLayout() {
     { key: '/console', icon: <DashboardOutlined />, label: t('nav.dashboard') },
     { key: '/console/keys', icon: <KeyOutlined />, label: t('nav.keys') },
     { key: '/console/logs', icon: <UnorderedListOutlined />, label: t('nav.logs') },
+    { key: '/console/wallet', icon: <WalletOutlined />, label: t('nav.wallet') },
     { key: '/console/pricing', icon: <DollarOutlined />, label: t('nav.pricing') },
     { key: '/console/profile', icon: <UserOutlined />, label: t('nav.profile') },
   ];
@@ -60,12 +65,15 @@ export function AppLayout() {
         { key: '/console/admin/groups', icon: <ClusterOutlined />, label: t('nav.groups') },
         { key: '/console/admin/pricing', icon: <TagsOutlined />, label: t('nav.modelPricing') },
         { key: '/console/admin/logs', icon: <BarChartOutlined />, label: t('nav.allLogs') },
+        { key: '/console/admin/orders', icon: <ShoppingCartOutlined />, label: t('nav.orders') },
+        { key: '/console/admin/redemptions', icon: <GiftOutlined />, label: t('nav.redemptions') },
+        { key: '/console/admin/payment', icon: <CreditCardOutlined />, label: t('nav.payment') },
         { key: '/console/admin/settings', icon: <SettingOutlined />, label: t('nav.settings') },
         { key: '/console/admin/audit', icon: <AuditOutlined />, label: t('nav.audit') },
       ],
     });
   }
-  const selected = location.pathname.replace(/\/$/, '') || '/console';
+  const selected = location.pathname.replace(/\/$/, '').replace(/\/wallet\/return$/, '/wallet') || '/console';
 
   const userMenu: MenuProps['items'] = [
     { key: 'profile', icon: <ProfileOutlined />, label: t('nav.profile') },

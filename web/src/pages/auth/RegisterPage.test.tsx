@@ -73,4 +73,15 @@ describe('RegisterPage', () => {
     expect(await screen.findByText('Registration is closed')).toBeInTheDocument();
     await waitFor(() => expect(screen.queryByRole('button', { name: /sign up/i })).not.toBeInTheDocument());
   });
+
+  it('sends the invite code of an invite link', async () => {
+    renderWithProviders(<RegisterPage />, { route: '/register?aff=Inv1te' });
+    expect(await screen.findByTestId('invited-by')).toHaveTextContent('Inv1te');
+    fireEvent.change(screen.getByLabelText('Username'), { target: { value: 'bob' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'correct-horse' } });
+    fireEvent.change(screen.getByLabelText('Confirm password'), { target: { value: 'correct-horse' } });
+    fireEvent.click(screen.getByRole('button', { name: /sign up/i }));
+    await waitFor(() => expect(registerCalls()).toHaveLength(1));
+    expect(JSON.parse(registerCalls()[0][1].body)).toEqual({ username: 'bob', password: 'correct-horse', aff_code: 'Inv1te' });
+  });
 });

@@ -1,6 +1,6 @@
 import { Alert, App, Button, Form, Input, Result, Spin, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useLogin, useRegister, useSiteStatus } from '../../api/auth';
 import { applyServerError, confirmRules, passwordRules, usernameRules } from '../../lib/validation';
 import { AuthCard } from './AuthCard';
@@ -20,11 +20,18 @@ export function RegisterPage() {
   const login = useLogin();
   const navigate = useNavigate();
   const { message } = App.useApp();
+  const [search] = useSearchParams();
+  const affCode = (search.get('aff') ?? '').trim();
 
   const onFinish = async (values: RegisterForm) => {
     const username = values.username.trim();
     try {
-      await register.mutateAsync({ username, password: values.password, email: values.email?.trim() || undefined });
+      await register.mutateAsync({
+        username,
+        password: values.password,
+        email: values.email?.trim() || undefined,
+        ...(affCode ? { aff_code: affCode } : {}),
+      });
     } catch (err) {
       const text = applyServerError(form, err);
       if (text) message.error(text);
@@ -63,6 +70,9 @@ export function RegisterPage() {
   return (
     <AuthCard title={t('auth.signUpTitle')}>
       {status.error ? <Alert type="warning" showIcon title={status.error.message} style={{ marginBottom: 16 }} /> : null}
+      {affCode ? (
+        <Alert type="success" showIcon title={t('auth.invitedBy', { code: affCode })} style={{ marginBottom: 16 }} data-testid="invited-by" />
+      ) : null}
       <Form<RegisterForm> form={form} layout="vertical" onFinish={onFinish} requiredMark={false} name="register">
         <Form.Item name="username" label={t('auth.username')} rules={usernameRules(t)} extra={t('auth.usernameHint')}>
           <Input autoComplete="username" autoFocus />

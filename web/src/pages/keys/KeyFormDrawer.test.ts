@@ -1,5 +1,6 @@
 import dayjs from 'dayjs';
 import { describe, expect, it } from 'vitest';
+import { displayToUnits } from '../../lib/money';
 import { toTokenInput } from './KeyFormDrawer';
 
 describe('toTokenInput', () => {
@@ -11,6 +12,9 @@ describe('toTokenInput', () => {
       allowed_ips: [],
       rpm: 0,
       concurrency: 0,
+      daily_budget: 0,
+      monthly_budget: 0,
+      tpm: 0,
     });
   });
 
@@ -20,13 +24,16 @@ describe('toTokenInput', () => {
       toTokenInput({
         name: 'bot',
         unlimited: false,
-        remain_usd: '12.5',
+        remain_amount: '12.5',
         expires_at: expires,
         models: ['gpt-4o-mini'],
         allowed_ips: [' 10.0.0.0/8 '],
         group: 'vip',
         rpm: 60,
         concurrency: 2,
+        daily_budget_amount: '0.0001',
+        monthly_budget_amount: '25',
+        tpm: 1000,
       }),
     ).toEqual({
       name: 'bot',
@@ -38,6 +45,9 @@ describe('toTokenInput', () => {
       group: 'vip',
       rpm: 60,
       concurrency: 2,
+      daily_budget: 100,
+      monthly_budget: 25_000_000,
+      tpm: 1000,
     });
   });
 
@@ -45,5 +55,12 @@ describe('toTokenInput', () => {
     const body = toTokenInput({ name: 'x', unlimited: true }, true);
     expect(body.expires_at).toBeNull();
     expect(body.group).toBe('');
+  });
+
+  it('reads money in the display currency it is given', () => {
+    const cny = (text: string) => displayToUnits(text, { currency: 'CNY', rate: '7.3' });
+    const body = toTokenInput({ name: 'x', unlimited: false, remain_amount: '73', daily_budget_amount: '7.3' }, false, cny);
+    expect(body.remain_quota).toBe(10_000_000);
+    expect(body.daily_budget).toBe(1_000_000);
   });
 });

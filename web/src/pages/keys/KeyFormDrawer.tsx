@@ -7,23 +7,30 @@ import { usePricing } from '../../api/pricing';
 import { useCreateToken, useUpdateToken } from '../../api/tokens';
 import type { Token, TokenInput } from '../../api/types';
 import { unitsToUsdText, usdToUnits } from '../../lib/money';
+import { useFormat } from '../../lib/useFormat';
 import { applyServerError, decimalRules, isIpOrCidr } from '../../lib/validation';
 import { WIDE_DRAWER } from '../../components/drawerSize';
 
 export interface KeyFormValues {
   name: string;
   unlimited: boolean;
-  remain_usd?: string;
+  remain_amount?: string;
   expires_at?: Dayjs | null;
   models?: string[];
   allowed_ips?: string[];
   group?: string;
   rpm?: number | null;
   concurrency?: number | null;
+  daily_budget_amount?: string;
+  monthly_budget_amount?: string;
+  tpm?: number | null;
 }
 
-/** Form values → API body. A create omits empty optional fields; an update sends them to clear. */
-export function toTokenInput(values: KeyFormValues, update = false): TokenInput {
+/**
+ * Form values → API body; money fields are typed in the display currency (`toUnits`, USD by default). A create
+ * omits empty optional fields; an update sends them to clear.
+ */
+export function toTokenInput(values: KeyFormValues, update = false, toUnits: (text: string) => number | null = usdToUnits): TokenInput {
   const body: TokenInput = {
     name: values.name.trim(),
     unlimited: values.unlimited,
@@ -31,8 +38,11 @@ export function toTokenInput(values: KeyFormValues, update = false): TokenInput 
     allowed_ips: (values.allowed_ips ?? []).map((ip) => ip.trim()),
     rpm: values.rpm ?? 0,
     concurrency: values.concurrency ?? 0,
+    daily_budget: toUnits(values.daily_budget_amount || '0') ?? 0,
+    monthly_budget: toUnits(values.monthly_budget_amount || '0') ?? 0,
+    tpm: values.tpm ?? 0,
   };
-  if (!values.unlimited) body.remain_quota = usdToUnits(values.remain_usd ?? '0') ?? 0;
+  if (!values.unlimited) body.remain_quota = toUnits(values.remain_amount ?? '0') ?? 0;
   if (values.expires_at) body.expires_at = values.expires_at.toISOString();
   else if (update) body.expires_at = null;
   if (values.group) body.group = values.group;
@@ -40,17 +50,20 @@ export function toTokenInput(values: KeyFormValues, update = false): TokenInput 
   return body;
 }
 
-function toFormValues(token: Token): KeyFormValues {
+function toFormValues(token: Token, toText: (units: number) => string = unitsToUsdText): KeyFormValues {
   return {
     name: token.name,
     unlimited: token.unlimited,
-    remain_usd: token.unlimited ? undefined : unitsToUsdText(token.remain_quota),
+    remain_amount: token.unlimited ? undefined : toText(token.remain_quota),
     expires_at: token.expires_at ? dayjs(token.expires_at) : null,
     models: token.models ?? [],
     allowed_ips: token.allowed_ips ?? [],
     group: token.group || undefined,
     rpm: token.rpm || null,
     concurrency: token.concurrency || null,
+    daily_budget_amount: token.daily_budget ? toText(token.daily_budget) : undefined,
+    monthly_budget_amount: token.monthly_budget ? toText(token.monthly_budget) : undefined,
+    tpm: token.tpm || null,
   };
 }
 
@@ -65,6 +78,7 @@ interface KeyFormDrawerProps {
 export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawerProps) {
   const { t } = useTranslation();
   const { message } = App.useApp();
+  const { moneyInput } = useFormat();
   const [form] = Form.useForm<KeyFormValues>();
   const unlimited = Form.useWatch('unlimited', form);
   const groups = useUserGroups(open);
@@ -75,17 +89,19 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
   useEffect(() => {
     if (!open) return;
     form.resetFields();
-    if (token) form.setFieldsValue(toFormValues(token));
+    if (token) form.setFieldsValue(toFormValues(token, moneyInput.toText));
+    // moneyInput changes identity every render; the display currency it depends on is stable while open.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, token, form]);
 
   const onFinish = async (values: KeyFormValues) => {
     try {
       if (token) {
-        await update.mutateAsync({ id: token.id, body: toTokenInput(values, true) });
+        await update.mutateAsync({ id: token.id, body: toTokenInput(values, true, moneyInput.toUnits) });
         message.success(t('common.saved'));
         onClose();
       } else {
-        const created = await create.mutateAsync(toTokenInput(values));
+        const created = await create.mutateAsync(toTokenInput(values, false, moneyInput.toUnits));
         onClose();
         onCreated(created);
       }
@@ -133,8 +149,8 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
           <Switch />
         </Form.Item>
         {unlimited === false ? (
-          <Form.Item name="remain_usd" label={t('keys.remainQuotaUsd')} rules={decimalRules(t, true)}>
-            <Input prefix="$" inputMode="decimal" />
+          <Form.Item name="remain_amount" label={t('keys.remainQuotaAmount')} rules={decimalRules(t, true)}>
+            <Input prefix={moneyInput.prefix} suffix={moneyInput.suffix} inputMode="decimal" />
           </Form.Item>
         ) : null}
         <Form.Item
@@ -173,6 +189,17 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
           </Form.Item>
           <Form.Item name="concurrency" label={t('keys.concurrency')} extra={t('keys.zeroUnlimited')} style={{ flex: 1, minWidth: 160 }}>
             <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+          <Form.Item name="tpm" label={t('keys.tpm')} extra={t('keys.zeroUnlimited')} style={{ flex: 1, minWidth: 160 }}>
+            <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+        </Flex>
+        <Flex gap={16} wrap>
+          <Form.Item name="daily_budget_amount" label={t('keys.dailyBudget')} extra={t('keys.dailyBudgetHint')} rules={decimalRules(t)} style={{ flex: 1, minWidth: 200 }}>
+            <Input prefix={moneyInput.prefix} suffix={moneyInput.suffix} inputMode="decimal" />
+          </Form.Item>
+          <Form.Item name="monthly_budget_amount" label={t('keys.monthlyBudget')} extra={t('keys.monthlyBudgetHint')} rules={decimalRules(t)} style={{ flex: 1, minWidth: 200 }}>
+            <Input prefix={moneyInput.prefix} suffix={moneyInput.suffix} inputMode="decimal" />
           </Form.Item>
         </Flex>
       </Form>

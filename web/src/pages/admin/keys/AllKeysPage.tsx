@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAdminTokens, useSetAdminTokenStatus, type AdminTokenQuery } from '../../../api/tokens';
 import type { Token } from '../../../api/types';
+import { KeyBudget } from '../../../components/KeyBudget';
 import { KeyGroup, KeyStatus } from '../../../components/KeyMarks';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
@@ -51,6 +52,7 @@ export default function AllKeysPage() {
       render: (_, token) => (token.unlimited ? <Tag>{t('keys.unlimitedTag')}</Tag> : fmt.money(token.remain_quota)),
     },
     { title: t('keys.usedQuota'), dataIndex: 'used_quota', key: 'used', render: (v: number) => fmt.money(v) },
+    { title: t('keys.spend'), key: 'spend', responsive: ['md'], render: (_, token) => <KeyBudget token={token} /> },
     { title: t('keys.group'), key: 'group', responsive: ['md'], render: (_, token) => <KeyGroup token={token} /> },
     {
       title: t('keys.lastUsed'),

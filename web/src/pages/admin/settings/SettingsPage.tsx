@@ -6,7 +6,7 @@ import { useSaveSettings, useSettings } from '../../../api/settings';
 import type { PriceRow, Settings } from '../../../api/types';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
-import { unitsToUsdText, usdToUnits } from '../../../lib/money';
+import { useFormat } from '../../../lib/useFormat';
 import { applyServerError, decimalRules } from '../../../lib/validation';
 
 /** Whole-number settings with a dedicated field: name, bounds (the server's), unit shown after the value. */
@@ -29,6 +29,12 @@ const KNOWN_SETTINGS = new Set([
   'estimate_output_tokens',
   ...NUMBER_FIELDS.map((f) => f.name),
   'show_channel_to_users',
+  // Edited on the payment settings page.
+  'payment',
+  'invite',
+  'display_currency',
+  'display_rate',
+  'ip_rpm',
 ]);
 
 /** Settings the server has that this page has no dedicated field for (numbers, text, switches). */
@@ -45,7 +51,7 @@ interface SettingsForm {
   notice: string;
   registration_open: boolean;
   default_group: string;
-  new_user_quota_usd: string;
+  new_user_quota_amount: string;
   unknown_model_policy: 'refuse' | 'default';
   default_price: Omit<PriceRow, 'model'>;
   estimate_output_tokens: number;
@@ -59,13 +65,13 @@ interface SettingsForm {
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
 const ZERO_PRICE = { input: '0', output: '0', cache_read: '0', cache_write: '0', per_call: '0' };
 
-function toForm(s: Settings): SettingsForm {
+function toForm(s: Settings, toText: (units: number) => string): SettingsForm {
   return {
     site_name: s.site_name ?? '',
     notice: s.notice ?? '',
     registration_open: !!s.registration_open,
     default_group: s.default_group ?? 'default',
-    new_user_quota_usd: unitsToUsdText(s.new_user_quota ?? 0),
+    new_user_quota_amount: toText(s.new_user_quota ?? 0),
     unknown_model_policy: s.unknown_model_policy ?? 'refuse',
     default_price: { ...ZERO_PRICE, ...(s.default_price as Partial<PriceRow> | undefined) },
     estimate_output_tokens: s.estimate_output_tokens ?? 0,
@@ -81,6 +87,7 @@ function toForm(s: Settings): SettingsForm {
 export default function SettingsPage() {
   const { t } = useTranslation();
   const { message } = App.useApp();
+  const { moneyInput } = useFormat();
   const settings = useSettings();
   const groups = useGroups();
   const save = useSaveSettings();
@@ -88,7 +95,9 @@ export default function SettingsPage() {
   const policy = Form.useWatch('unknown_model_policy', form);
 
   useEffect(() => {
-    if (settings.data) form.setFieldsValue(toForm(settings.data));
+    if (settings.data) form.setFieldsValue(toForm(settings.data, moneyInput.toText));
+    // moneyInput changes identity every render; refill only when the settings change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [settings.data, form]);
 
   const numberItem = (name: NumberField) => {
@@ -115,7 +124,7 @@ export default function SettingsPage() {
       notice: values.notice ?? '',
       registration_open: values.registration_open,
       default_group: values.default_group,
-      new_user_quota: usdToUnits(values.new_user_quota_usd || '0') ?? 0,
+      new_user_quota: moneyInput.toUnits(values.new_user_quota_amount || '0') ?? 0,
       unknown_model_policy: values.unknown_model_policy,
       // The price fields are only mounted under the "default" policy: keep the stored price when hidden.
       default_price: { ...ZERO_PRICE, ...settings.data?.default_price, ...values.default_price } as PriceRow,
@@ -176,8 +185,8 @@ export default function SettingsPage() {
                 <Form.Item name="default_group" label={t('settings.defaultGroup')} rules={[{ required: true, message: t('validation.required') }]}>
                   <Select options={(groups.data ?? []).map((g) => ({ value: g.name, label: g.name }))} />
                 </Form.Item>
-                <Form.Item name="new_user_quota_usd" label={t('settings.newUserQuota')} rules={decimalRules(t)}>
-                  <Input prefix="$" inputMode="decimal" />
+                <Form.Item name="new_user_quota_amount" label={t('settings.newUserQuota')} rules={decimalRules(t)}>
+                  <Input prefix={moneyInput.prefix} suffix={moneyInput.suffix} inputMode="decimal" />
                 </Form.Item>
                 <Form.Item name="estimate_output_tokens" label={t('settings.estimateOutputTokens')} extra={t('settings.estimateOutputTokensHint')}>
                   <InputNumber min={0} precision={0} style={{ width: '100%' }} />

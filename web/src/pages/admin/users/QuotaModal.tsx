@@ -2,7 +2,7 @@ import { App, Form, Input, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useAdjustQuota } from '../../../api/users';
 import type { User } from '../../../api/types';
-import { isDecimal, usdToUnits } from '../../../lib/money';
+import { isDecimal } from '../../../lib/money';
 import { useFormat } from '../../../lib/useFormat';
 import { applyServerError } from '../../../lib/validation';
 
@@ -19,11 +19,11 @@ export function QuotaModal({ user, onClose }: { user: User | null; onClose: () =
   const [form] = Form.useForm<QuotaForm>();
   const adjust = useAdjustQuota();
   const amount = Form.useWatch('amount', form);
-  const delta = amount && isDecimal(amount, true) ? usdToUnits(amount) : null;
+  const delta = amount && isDecimal(amount, true) ? fmt.moneyInput.toUnits(amount) : null;
 
   const onFinish = async (values: QuotaForm) => {
     if (!user) return;
-    const units = usdToUnits(values.amount);
+    const units = fmt.moneyInput.toUnits(values.amount);
     if (units === null) return;
     try {
       await adjust.mutateAsync({ id: user.id, delta: units, reason: values.reason.trim() });
@@ -51,17 +51,17 @@ export function QuotaModal({ user, onClose }: { user: User | null; onClose: () =
       <Form<QuotaForm> form={form} layout="vertical" onFinish={onFinish} name="quota-form" preserve={false}>
         <Form.Item
           name="amount"
-          label={t('users.amountUsd')}
+          label={t('users.amountMoney')}
           extra={delta !== null && user ? t('users.newBalance', { balance: fmt.money(user.quota + delta) }) : t('users.amountHint')}
           rules={[
             { required: true, message: t('validation.required') },
             {
               validator: (_, v: string) =>
-                !v || (isDecimal(v, true) && usdToUnits(v) !== 0) ? Promise.resolve() : Promise.reject(new Error(t('validation.nonZeroDecimal'))),
+                !v || (isDecimal(v, true) && fmt.moneyInput.toUnits(v) !== 0) ? Promise.resolve() : Promise.reject(new Error(t('validation.nonZeroDecimal'))),
             },
           ]}
         >
-          <Input prefix="$" inputMode="decimal" />
+          <Input prefix={fmt.moneyInput.prefix} suffix={fmt.moneyInput.suffix} inputMode="decimal" />
         </Form.Item>
         <Form.Item
           name="reason"

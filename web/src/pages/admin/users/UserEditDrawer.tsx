@@ -1,4 +1,4 @@
-import { App, Button, Drawer, Flex, Form, Input, Select } from 'antd';
+import { App, Button, Drawer, Flex, Form, Input, InputNumber, Select } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useGroups } from '../../../api/groups';
@@ -19,7 +19,9 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
   const update = useUpdateUser();
 
   useEffect(() => {
-    if (user) form.setFieldsValue({ role: user.role, group: user.group, status: user.status, email: user.email ?? '' });
+    if (user) {
+      form.setFieldsValue({ role: user.role, group: user.group, status: user.status, email: user.email ?? '', rpm: user.rpm ?? 0, tpm: user.tpm ?? 0 });
+    }
   }, [user, form]);
 
   const onFinish = async (values: UserPatch) => {
@@ -29,6 +31,8 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
     if (values.group !== user.group) body.group = values.group;
     if (values.status !== user.status) body.status = values.status;
     if ((values.email ?? '') !== (user.email ?? '')) body.email = values.email?.trim();
+    if ((values.rpm ?? 0) !== (user.rpm ?? 0)) body.rpm = values.rpm ?? 0;
+    if ((values.tpm ?? 0) !== (user.tpm ?? 0)) body.tpm = values.tpm ?? 0;
     try {
       if (Object.keys(body).length > 0) await update.mutateAsync({ id: user.id, body });
       message.success(t('common.saved'));
@@ -78,6 +82,14 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
         <Form.Item name="email" label={t('auth.email')} rules={[{ type: 'email', message: t('validation.email') }]}>
           <Input />
         </Form.Item>
+        <Flex gap={16} wrap>
+          <Form.Item name="rpm" label={t('users.rpm')} extra={t('keys.zeroUnlimited')} style={{ flex: 1, minWidth: 140 }}>
+            <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+          <Form.Item name="tpm" label={t('users.tpm')} extra={t('keys.zeroUnlimited')} style={{ flex: 1, minWidth: 140 }}>
+            <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+        </Flex>
       </Form>
     </Drawer>
   );

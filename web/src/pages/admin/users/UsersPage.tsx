@@ -36,6 +36,15 @@ export default function UsersPage() {
     },
     { title: t('dashboard.balance'), dataIndex: 'quota', key: 'quota', render: (v: number) => fmt.money(v) },
     { title: t('users.used'), dataIndex: 'used_quota', key: 'used', responsive: ['md'], render: (v: number) => fmt.money(v) },
+    {
+      title: t('users.limits'),
+      key: 'limits',
+      responsive: ['xl'],
+      render: (_, u) =>
+        u.rpm || u.tpm
+          ? t('users.limitsValue', { rpm: u.rpm ? fmt.number(u.rpm) : '∞', tpm: u.tpm ? fmt.number(u.tpm) : '∞' })
+          : t('common.none'),
+    },
     { title: t('users.requests'), dataIndex: 'request_count', key: 'requests', responsive: ['lg'], render: (v: number) => fmt.number(v) },
     { title: t('users.createdAt'), dataIndex: 'created_at', key: 'created', responsive: ['xl'], render: (v: string) => formatTime(v) },
     {
