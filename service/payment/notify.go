@@ -67,7 +67,8 @@ func (s *Service) paid(ctx context.Context, prov Provider, o *model.TopupOrder, 
 	}
 	switch o.Status {
 	case model.TopupPaid:
-		return nil // settled before (another delivery or event): acknowledged, nothing moves
+		s.paidAgain(ctx, o, n, ip) // settled before (another delivery or event): acknowledged, nothing moves
+		return nil
 	case model.TopupFailed:
 		return s.reject(ctx, o.Provider, o.OrderNo, ip, Refusal("notify_order_not_payable"), "status", o.Status)
 	}
@@ -90,6 +91,7 @@ func (s *Service) paid(ctx context.Context, prov Provider, o *model.TopupOrder, 
 		// Another delivery won the race (or the order failed meanwhile): look again to answer truthfully.
 		cur, gerr := s.store.GetTopup(ctx, o.OrderNo)
 		if gerr == nil && cur.Status == model.TopupPaid {
+			s.paidAgain(ctx, cur, n, ip)
 			return nil
 		}
 		return s.reject(ctx, o.Provider, o.OrderNo, ip, Refusal("notify_order_not_payable"))
@@ -103,6 +105,18 @@ func (s *Service) paid(ctx context.Context, prov Provider, o *model.TopupOrder, 
 		}
 	}
 	return nil
+}
+
+// paidAgain audits a paid notice for an order that is already paid by another provider payment (a
+// different trade id): the customer paid twice. Nothing is credited; the row topup.duplicate_payment lets an
+// operator refund the second payment. The same trade id again is a plain redelivery and writes nothing.
+func (s *Service) paidAgain(ctx context.Context, o *model.TopupOrder, n Notice, ip string) {
+	if n.TradeNo == "" || o.TradeNo == "" || n.TradeNo == o.TradeNo {
+		return
+	}
+	s.audit.Record(ctx, audit.Actor{Name: o.Provider, IP: ip}, "topup.duplicate_payment", o.OrderNo,
+		map[string]any{"user_id": o.UserID, "provider": o.Provider, "order_no": o.OrderNo, "trade_no": o.TradeNo,
+			"duplicate_trade_no": n.TradeNo, "event_id": n.EventID, "amount": o.Amount, "currency": o.Currency})
 }
 
 // unpaid records a failed or expired checkout; a paid order stays paid (a late failure event changes nothing).
