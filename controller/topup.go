@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"io"
 	"net/http"
 
@@ -53,7 +54,7 @@ func (h *Topups) base(c *gin.Context) string {
 
 // Mine handles GET /api/user/topups.
 func (h *Topups) Mine(c *gin.Context) {
-	h.list(c, model.TopupFilter{UserID: middleware.User(c).ID, Status: c.Query("status")})
+	h.list(c, h.Payments.List, model.TopupFilter{UserID: middleware.User(c).ID, Status: c.Query("status")})
 }
 
 // MyOrder handles GET /api/user/topups/:order_no (another user's order is 404).
@@ -65,14 +66,23 @@ func (h *Topups) AdminList(c *gin.Context) {
 	if !ok {
 		return
 	}
-	h.list(c, model.TopupFilter{UserID: uid, Status: c.Query("status"), Provider: c.Query("provider")})
+	h.list(c, h.Payments.AdminList, model.TopupFilter{UserID: uid, Status: c.Query("status"), Provider: c.Query("provider")})
 }
 
-// AdminOrder handles GET /api/admin/topups/:order_no.
-func (h *Topups) AdminOrder(c *gin.Context) { h.get(c, 0) }
+// AdminOrder handles GET /api/admin/topups/:order_no (with the payer's username).
+func (h *Topups) AdminOrder(c *gin.Context) {
+	o, err := h.Payments.AdminGet(c.Request.Context(), c.Param("order_no"))
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, o)
+}
 
-func (h *Topups) list(c *gin.Context, f model.TopupFilter) {
-	items, total, err := h.Payments.List(c.Request.Context(), f, pageOf(c))
+type topupLister func(context.Context, model.TopupFilter, model.Page) ([]model.TopupOrder, int64, error)
+
+func (h *Topups) list(c *gin.Context, list topupLister, f model.TopupFilter) {
+	items, total, err := list(c.Request.Context(), f, pageOf(c))
 	if err != nil {
 		middleware.Fail(c, err)
 		return

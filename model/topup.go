@@ -37,6 +37,8 @@ type TopupOrder struct {
 	PaidAt    *time.Time `json:"paid_at"`
 	ExpiresAt time.Time  `gorm:"not null;index:idx_topup_status,priority:2" json:"expires_at"`
 	UpdatedAt time.Time  `json:"updated_at"`
+	// Username is the payer's name, filled on the admin views only (FillTopupUsernames), not a column.
+	Username string `gorm:"-" json:"username,omitempty"`
 }
 
 // TopupFilter narrows ListTopups (zero values: no filter).
@@ -101,6 +103,32 @@ func (s *Store) ListTopups(ctx context.Context, f TopupFilter, p Page) ([]TopupO
 		q = q.Where("provider = ?", f.Provider)
 	}
 	return newestPage[TopupOrder](q, p)
+}
+
+// FillTopupUsernames sets each order's Username with one query for all of them (a deleted user stays "").
+func (s *Store) FillTopupUsernames(ctx context.Context, orders []TopupOrder) error {
+	if len(orders) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(orders))
+	for _, o := range orders {
+		ids = append(ids, o.UserID)
+	}
+	var rows []struct {
+		ID       int64
+		Username string
+	}
+	if err := s.DB.WithContext(ctx).Model(&User{}).Select("id, username").Where("id IN ?", ids).Find(&rows).Error; err != nil {
+		return translate(err)
+	}
+	names := make(map[int64]string, len(rows))
+	for _, r := range rows {
+		names[r.ID] = r.Username
+	}
+	for i := range orders {
+		orders[i].Username = names[orders[i].UserID]
+	}
+	return nil
 }
 
 // ClaimTopup, inside tx, marks a pending or expired order of provider paid: one conditional UPDATE, so of

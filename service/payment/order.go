@@ -265,5 +265,30 @@ func (s *Service) Get(ctx context.Context, userID int64, orderNo string) (*model
 	return o, nil
 }
 
+// AdminList is List with each order's payer name (one lookup for the page).
+func (s *Service) AdminList(ctx context.Context, f model.TopupFilter, p model.Page) ([]model.TopupOrder, int64, error) {
+	items, total, err := s.List(ctx, f, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := s.store.FillTopupUsernames(ctx, items); err != nil {
+		return nil, 0, fmt.Errorf("order usernames: %w", err)
+	}
+	return items, total, nil
+}
+
+// AdminGet is Get of any user's order, with its payer's name.
+func (s *Service) AdminGet(ctx context.Context, orderNo string) (*model.TopupOrder, error) {
+	o, err := s.Get(ctx, 0, orderNo)
+	if err != nil {
+		return nil, err
+	}
+	one := []model.TopupOrder{*o}
+	if err := s.store.FillTopupUsernames(ctx, one); err != nil {
+		return nil, fmt.Errorf("order username: %w", err)
+	}
+	return &one[0], nil
+}
+
 // parseStored reads an amount as stored on an order.
 func parseStored(s string) (decimal.Decimal, error) { return decimal.NewFromString(s) }

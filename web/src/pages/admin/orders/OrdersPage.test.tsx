@@ -6,6 +6,7 @@ import OrdersPage from './OrdersPage';
 const order = {
   order_no: 'T20261201000000abc',
   user_id: 5,
+  username: 'alice',
   provider: 'epay',
   method: 'alipay',
   amount: '10.00',
@@ -42,11 +43,14 @@ describe('OrdersPage', () => {
     const link = await screen.findByRole('button', { name: order.order_no });
     // The amount paid and the credit (1,369,863 units at 7.3) both read ¥10.00.
     expect(await screen.findAllByText('¥10.00')).toHaveLength(2);
+    // Who paid: the username, with the id beside it.
+    expect(screen.getByTestId('order-payer')).toHaveTextContent('alice #5');
     fireEvent.change(screen.getByLabelText('User ID'), { target: { value: '5' } });
     await waitFor(() => expect(fetchMock.mock.calls.some(([url]) => String(url).includes('user_id=5'))).toBe(true));
     fireEvent.click(link);
     const detail = await screen.findByTestId('order-detail');
     expect(within(detail).getByText('EP123')).toBeInTheDocument();
+    expect(within(detail).getByTestId('order-payer')).toHaveTextContent('alice #5');
     expect(within(detail).getByTestId('order-status')).toHaveTextContent('Paid');
   });
 });

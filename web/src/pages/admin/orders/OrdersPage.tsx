@@ -15,6 +15,16 @@ const PROVIDERS: PaymentProvider[] = ['epay', 'stripe'];
 /** Fields the detail drawer shows with their own label; anything else the server adds is listed after. */
 const KNOWN = new Set(['order_no', 'user_id', 'username', 'provider', 'method', 'amount', 'currency', 'quota', 'bonus', 'status', 'trade_no', 'event_id', 'created_at', 'updated_at', 'paid_at', 'expires_at']);
 
+/** Who paid: the username (from the admin API), with the user id beside it. */
+function Payer({ order }: { order: TopupOrder }) {
+  return (
+    <span data-testid="order-payer">
+      {order.username ? <Typography.Text strong>{order.username}</Typography.Text> : null}{' '}
+      <Typography.Text type="secondary">#{order.user_id ?? ''}</Typography.Text>
+    </span>
+  );
+}
+
 function OrderDrawer({ orderNo, onClose }: { orderNo: string | null; onClose: () => void }) {
   const { t } = useTranslation();
   const fmt = useFormat();
@@ -33,7 +43,9 @@ function OrderDrawer({ orderNo, onClose }: { orderNo: string | null; onClose: ()
               {o.order_no}
             </Typography.Text>
           </Descriptions.Item>
-          <Descriptions.Item label={t('orders.user')}>{`${o.username ?? ''} #${o.user_id ?? ''}`.trim()}</Descriptions.Item>
+          <Descriptions.Item label={t('orders.user')}>
+            <Payer order={o} />
+          </Descriptions.Item>
           <Descriptions.Item label={t('common.status')}>
             <OrderStatus status={o.status} />
           </Descriptions.Item>
@@ -88,7 +100,7 @@ export default function OrdersPage() {
         </Button>
       ),
     },
-    { title: t('orders.user'), key: 'user', render: (_, o) => `${o.username ?? ''} #${o.user_id ?? ''}`.trim() },
+    { title: t('orders.user'), key: 'user', render: (_, o) => <Payer order={o} /> },
     { title: t('orders.amount'), key: 'amount', render: (_, o) => fmt.amount(o.amount, o.currency) },
     { title: t('orders.quota'), dataIndex: 'quota', key: 'quota', render: (v: number) => fmt.money(v) },
     { title: t('common.status'), dataIndex: 'status', key: 'status', render: (v: string) => <OrderStatus status={v} /> },
