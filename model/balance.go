@@ -27,3 +27,26 @@ func (s *Store) LoadSpent(ctx context.Context, tokenID int64, from, to time.Time
 		Where("token_id = ? AND created_at >= ? AND created_at < ?", tokenID, from.UTC(), to.UTC()).Take(&n).Error
 	return n.Spent, translate(err)
 }
+
+// SpentByTokens is LoadSpent of many keys at once: one grouped query over the (token_id, created_at) index.
+// A key that spent nothing in [from, to) is absent from the map.
+func (s *Store) SpentByTokens(ctx context.Context, tokenIDs []int64, from, to time.Time) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(tokenIDs))
+	if len(tokenIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		TokenID int64
+		Spent   int64
+	}
+	err := s.DB.WithContext(ctx).Model(&UsageLog{}).Select("token_id, COALESCE(SUM(cost), 0) AS spent").
+		Where("token_id IN ? AND created_at >= ? AND created_at < ?", tokenIDs, from.UTC(), to.UTC()).
+		Group("token_id").Find(&rows).Error
+	if err != nil {
+		return nil, translate(err)
+	}
+	for _, r := range rows {
+		out[r.TokenID] = r.Spent
+	}
+	return out, nil
+}
