@@ -79,49 +79,55 @@ func slidingWait(prev, cur, limit int64, elapsed time.Duration) time.Duration {
 	return left + time.Duration((1-float64(limit)/float64(cur))*60*float64(time.Second))
 }
 
-// limitRate applies the key's and the owner's rpm and tpm at admission time at.
+// minuteCounter is one per-minute limit of a key or its owner: its setting, its cache key prefix, whose it is
+// and the code a refusal carries.
+type minuteCounter struct {
+	limit        int64
+	prefix, code string
+	id           int64
+}
+
+// rpmCounters are the key's and the owner's requests-per-minute counters.
+func rpmCounters(k *caller) [2]minuteCounter {
+	return [2]minuteCounter{{int64(k.tok.RPM), "rpm:", "rate_limited", k.tok.ID},
+		{int64(k.user.RPM), "urpm:", "user_rate_limited", k.user.ID}}
+}
+
+// tpmCounters are the key's and the owner's tokens-per-minute counters.
+func tpmCounters(k *caller) [2]minuteCounter {
+	return [2]minuteCounter{{k.tok.TPM, "tpm:", "tpm_exceeded", k.tok.ID}, {k.user.TPM, "utpm:", "tpm_exceeded", k.user.ID}}
+}
+
+// limitRate applies the key's and the owner's rpm (each admission counts one) and tpm (checked against the
+// tokens already counted this minute: an increment by 0 reads the counter) at admission time at.
 func (r *Relay) limitRate(ctx context.Context, k *caller, at time.Time) *relayError {
-	left := minuteLeft(at)
-	for _, l := range []struct {
-		limit        int64
-		prefix, code string
-		id           int64
-	}{{int64(k.tok.RPM), "rpm:", "rate_limited", k.tok.ID}, {int64(k.user.RPM), "urpm:", "user_rate_limited", k.user.ID}} {
-		if l.limit <= 0 {
-			continue
-		}
-		n, err := r.Cache.Incr(ctx, minuteKey(l.prefix, l.id, at), 1, 70*time.Second)
-		if err != nil {
-			return newErr(http.StatusServiceUnavailable, "cache_unavailable")
-		}
-		if n > l.limit {
-			return rateRefusal(l.code, left)
+	for _, l := range rpmCounters(k) {
+		if rerr := r.countMinute(ctx, l, at, 1, l.limit); rerr != nil {
+			return rerr
 		}
 	}
 	for _, l := range tpmCounters(k) {
-		if l.limit <= 0 {
-			continue
-		}
-		n, err := r.Cache.Incr(ctx, minuteKey(l.prefix, l.id, at), 0, 70*time.Second)
-		if err != nil {
-			return newErr(http.StatusServiceUnavailable, "cache_unavailable")
-		}
-		if n >= l.limit {
-			return rateRefusal("tpm_exceeded", left, l.limit)
+		if rerr := r.countMinute(ctx, l, at, 0, l.limit-1, l.limit); rerr != nil {
+			return rerr
 		}
 	}
 	return nil
 }
 
-type tpmCounter struct {
-	limit  int64
-	prefix string
-	id     int64
-}
-
-// tpmCounters are the key's and the owner's tokens-per-minute counters.
-func tpmCounters(k *caller) [2]tpmCounter {
-	return [2]tpmCounter{{k.tok.TPM, "tpm:", k.tok.ID}, {k.user.TPM, "utpm:", k.user.ID}}
+// countMinute adds delta to the counter's current minute and refuses (with args for the message) when the
+// result is above most; nothing when the limit is not set.
+func (r *Relay) countMinute(ctx context.Context, l minuteCounter, at time.Time, delta, most int64, args ...any) *relayError {
+	if l.limit <= 0 {
+		return nil
+	}
+	n, err := r.Cache.Incr(ctx, minuteKey(l.prefix, l.id, at), delta, 70*time.Second)
+	if err != nil {
+		return newErr(http.StatusServiceUnavailable, "cache_unavailable")
+	}
+	if n > most {
+		return rateRefusal(l.code, minuteLeft(at), args...)
+	}
+	return nil
 }
 
 // countTokens adds a finished request's tokens to the tpm counters of the minute it finished in.
