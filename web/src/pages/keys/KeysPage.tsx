@@ -12,13 +12,13 @@ import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { KeyFormDrawer } from './KeyFormDrawer';
 import { KeySecretModal } from './KeySecretModal';
+import { usePaging } from '../../lib/usePaging';
 
 export default function KeysPage() {
   const { t } = useTranslation();
   const fmt = useFormat();
   const { message } = App.useApp();
-  const [page, setPage] = useState(1);
-  const [size, setSize] = useState(20);
+  const { page, size, setPage, pagination } = usePaging(20);
   const [q, setQ] = useState('');
   const tokens = useTokens({ page, size, q });
   const update = useUpdateToken();
@@ -143,16 +143,7 @@ export default function KeysPage() {
         loading={tokens.isFetching}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: tokens.error ? t('common.loadFailed') : t('keys.empty') }}
-        pagination={{
-          current: page,
-          pageSize: size,
-          total: tokens.data?.total ?? 0,
-          showSizeChanger: true,
-          onChange: (p, s) => {
-            setPage(p);
-            setSize(s);
-          },
-        }}
+        pagination={pagination(tokens.data?.total)}
       />
       <KeyFormDrawer
         open={drawer.open}

@@ -1,5 +1,4 @@
 import { Card, Table, Typography, type TableProps } from 'antd';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useMyTopups } from '../../api/wallet';
@@ -8,13 +7,13 @@ import { QueryError } from '../../components/QueryError';
 import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { OrderStatus } from './OrderStatus';
+import { usePaging } from '../../lib/usePaging';
 
 /** The caller's top-up orders, newest first. */
 export function OrdersCard() {
   const { t } = useTranslation();
   const fmt = useFormat();
-  const [page, setPage] = useState(1);
-  const [size, setSize] = useState(10);
+  const { page, size, pagination } = usePaging(10, false);
   const orders = useMyTopups({ page, size });
 
   const columns: TableProps<TopupOrder>['columns'] = [
@@ -52,15 +51,7 @@ export function OrdersCard() {
         loading={orders.isFetching}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('wallet.noOrders') }}
-        pagination={{
-          current: page,
-          pageSize: size,
-          total: orders.data?.total ?? 0,
-          onChange: (p, s) => {
-            setPage(p);
-            setSize(s);
-          },
-        }}
+        pagination={pagination(orders.data?.total)}
       />
     </Card>
   );

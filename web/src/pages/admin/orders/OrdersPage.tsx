@@ -9,6 +9,7 @@ import { QueryError } from '../../../components/QueryError';
 import { formatTime } from '../../../lib/format';
 import { useFormat } from '../../../lib/useFormat';
 import { OrderStatus } from '../../wallet/OrderStatus';
+import { usePaging } from '../../../lib/usePaging';
 
 const STATUSES: TopupStatus[] = ['pending', 'paid', 'failed', 'expired'];
 const PROVIDERS: PaymentProvider[] = ['epay', 'stripe'];
@@ -81,8 +82,7 @@ function OrderDrawer({ orderNo, onClose }: { orderNo: string | null; onClose: ()
 export default function OrdersPage() {
   const { t } = useTranslation();
   const fmt = useFormat();
-  const [page, setPage] = useState(1);
-  const [size, setSize] = useState(20);
+  const { page, size, setPage, pagination } = usePaging(20);
   const [status, setStatus] = useState<TopupStatus | undefined>();
   const [provider, setProvider] = useState<PaymentProvider | undefined>();
   const [userId, setUserId] = useState<number | null>(null);
@@ -168,16 +168,7 @@ export default function OrdersPage() {
         loading={orders.isFetching}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('orders.empty') }}
-        pagination={{
-          current: page,
-          pageSize: size,
-          total: orders.data?.total ?? 0,
-          showSizeChanger: true,
-          onChange: (p, s) => {
-            setPage(p);
-            setSize(s);
-          },
-        }}
+        pagination={pagination(orders.data?.total)}
       />
       <OrderDrawer orderNo={open} onClose={() => setOpen(null)} />
     </>

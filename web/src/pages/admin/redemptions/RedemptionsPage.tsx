@@ -11,6 +11,7 @@ import { formatTime } from '../../../lib/format';
 import { useFormat } from '../../../lib/useFormat';
 import { BatchCodesModal } from './BatchCodesModal';
 import { CreateBatchModal } from './CreateBatchModal';
+import { usePaging } from '../../../lib/usePaging';
 
 const STATUSES: RedemptionStatus[] = ['unused', 'used', 'expired', 'disabled'];
 const COLORS: Record<RedemptionStatus, string> = { unused: 'success', used: 'default', expired: 'warning', disabled: 'error' };
@@ -19,8 +20,7 @@ export default function RedemptionsPage() {
   const { t } = useTranslation();
   const fmt = useFormat();
   const { message } = App.useApp();
-  const [page, setPage] = useState(1);
-  const [size, setSize] = useState(20);
+  const { page, size, setPage, pagination } = usePaging(20);
   const [batch, setBatch] = useState<string | undefined>();
   const batches = useRedemptionBatches();
   const [status, setStatus] = useState<RedemptionStatus | undefined>();
@@ -159,16 +159,7 @@ export default function RedemptionsPage() {
         loading={codes.isFetching}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('redemptions.empty') }}
-        pagination={{
-          current: page,
-          pageSize: size,
-          total: codes.data?.total ?? 0,
-          showSizeChanger: true,
-          onChange: (p, s) => {
-            setPage(p);
-            setSize(s);
-          },
-        }}
+        pagination={pagination(codes.data?.total)}
       />
       <CreateBatchModal
         open={creating}
