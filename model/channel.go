@@ -51,6 +51,9 @@ type Channel struct {
 	Timeouts          JSON[Timeouts]          `gorm:"type:text"`
 	Tag               string                  `gorm:"type:varchar(64);not null;default:'';index"`
 	Breaker           JSON[BreakerOverrides]  `gorm:"type:text"`
+	// HeaderPassthrough names the client request headers forwarded to this upstream as they came (e.g.
+	// User-Agent, session_id, x-app, originator, which coding-agent upstreams key their caches on).
+	HeaderPassthrough JSON[[]string] `gorm:"type:text"`
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 }

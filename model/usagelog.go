@@ -67,6 +67,10 @@ type UsageLog struct {
 	// itself received (an upstream client error passed through), so its owner may read it.
 	ErrorCode  string `gorm:"type:varchar(64);not null;default:''" json:"error_code"`
 	ErrorShown bool   `gorm:"not null;default:false" json:"error_shown"`
+	// ClientProtocol is what the caller spoke, UpstreamProtocol what the channel was sent (they differ when
+	// the relay translated the call): openai, responses, anthropic, gemini.
+	ClientProtocol   string `gorm:"type:varchar(16);not null;default:''" json:"client_protocol"`
+	UpstreamProtocol string `gorm:"type:varchar(16);not null;default:''" json:"upstream_protocol"`
 }
 
 // LogFilter narrows ListLogs and LogStats; zero fields are ignored.
@@ -156,7 +160,7 @@ var logColumns = []string{"request_id", "created_at", "user_id", "token_id", "ch
 	"endpoint", "stream", "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens",
 	"usage_estimated", "cost", "price", "group_ratio", "status", "http_status", "error_class", "error", "elapsed_ms",
 	"first_byte_ms", "client_ip", "attempts", "sticky", "is_test", "username", "token_name", "channel_name",
-	"client_request_id", "error_code", "error_shown"}
+	"client_request_id", "error_code", "error_shown", "client_protocol", "upstream_protocol"}
 
 func logValues(l *UsageLog, out []any) []any {
 	price, _ := l.Price.Value()
@@ -165,7 +169,7 @@ func logValues(l *UsageLog, out []any) []any {
 		l.Endpoint, l.Stream, l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens,
 		l.UsageEstimated, l.Cost, price, l.GroupRatio, l.Status, l.HTTPStatus, l.ErrorClass, l.Error, l.ElapsedMs,
 		l.FirstByteMs, l.ClientIP, attempts, l.Sticky, l.IsTest, l.Username, l.TokenName, l.ChannelName,
-		l.ClientRequestID, l.ErrorCode, l.ErrorShown)
+		l.ClientRequestID, l.ErrorCode, l.ErrorShown, l.ClientProtocol, l.UpstreamProtocol)
 }
 
 // InsertLogs writes a batch of logs inside tx, skipping request ids already written (settlement is

@@ -7,6 +7,10 @@ import (
 	"context"
 	"net/http"
 	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"tollgate/service/pricing"
 )
 
 // Endpoint is a relay route.
@@ -20,28 +24,81 @@ const (
 	Responses
 	Messages
 	CountTokens
+	GenerateContent   // Gemini :generateContent and :streamGenerateContent (stream comes from the path)
+	GeminiCountTokens // Gemini :countTokens
+	EmbedContent      // Gemini :embedContent
 )
 
 // String names the endpoint as logs show it.
 func (e Endpoint) String() string {
-	return [...]string{"chat.completions", "completions", "embeddings", "responses", "messages", "messages.count_tokens"}[e]
+	return [...]string{"chat.completions", "completions", "embeddings", "responses", "messages", "messages.count_tokens",
+		"gemini.generate_content", "gemini.count_tokens", "gemini.embed_content"}[e]
 }
 
-// Protocol is the wire format a client speaks on an endpoint (errors and usage follow it).
+// Protocol is a wire format: what a client speaks on an endpoint (its errors, answers and stream events),
+// and what an upstream family speaks.
 type Protocol int
 
-// Protocols.
+// Protocols. OpenAI is chat completions (and legacy completions, embeddings); Responses is OpenAI's
+// Responses API, which has its own answer and stream shapes but OpenAI's error shape.
 const (
 	OpenAI Protocol = iota
 	Anthropic
+	Gemini
+	ResponsesAPI
 )
+
+// String is the protocol's name in logs and the API: openai, anthropic, gemini, responses.
+func (p Protocol) String() string {
+	return [...]string{"openai", "anthropic", "gemini", "responses"}[p]
+}
 
 // ProtocolOf returns the protocol of an endpoint.
 func ProtocolOf(e Endpoint) Protocol {
-	if e == Messages || e == CountTokens {
+	switch e {
+	case Messages, CountTokens:
 		return Anthropic
+	case GenerateContent, GeminiCountTokens, EmbedContent:
+		return Gemini
+	case Responses:
+		return ResponsesAPI
 	}
 	return OpenAI
+}
+
+// Kind is what a call does, whatever protocol it is written in: calls of one kind can be translated into
+// each other (relay/convert), so a chat call may be served by any family that generates.
+type Kind int
+
+// Kinds.
+const (
+	KindGenerate   Kind = iota // chat completions, Responses, Messages, generateContent
+	KindCompletion             // legacy completions (OpenAI only)
+	KindEmbed                  // embeddings, embedContent
+	KindCount                  // count tokens (no generation, never billed)
+)
+
+// KindOf returns the kind of an endpoint.
+func KindOf(e Endpoint) Kind {
+	switch e {
+	case Completions:
+		return KindCompletion
+	case Embeddings, EmbedContent:
+		return KindEmbed
+	case CountTokens, GeminiCountTokens:
+		return KindCount
+	}
+	return KindGenerate
+}
+
+// EndpointFor is the endpoint of kind k in protocol p (false: p has none, e.g. counting tokens on OpenAI).
+func EndpointFor(k Kind, p Protocol) (Endpoint, bool) {
+	for e := ChatCompletions; e <= EmbedContent; e++ {
+		if KindOf(e) == k && ProtocolOf(e) == p {
+			return e, true
+		}
+	}
+	return 0, false
 }
 
 // Call is what the adaptor needs to build one upstream request.
@@ -55,18 +112,55 @@ type Call struct {
 	Key           string
 }
 
-// Adaptor builds upstream requests for one protocol family.
+// Meter reads the token usage out of one answer on one endpoint: a complete non-stream body, or SSE events
+// one by one. When the upstream reports nothing it keeps the generated text for local counting.
+type Meter interface {
+	// Body meters a complete non-stream JSON answer.
+	Body(body []byte)
+	// Event meters one SSE event; usageOnly says it is an OpenAI usage-only chunk (empty choices plus usage),
+	// which the relay drops when it asked for usage on the client's behalf.
+	Event(name string, data []byte) (usageOnly bool)
+	// Usage is the metered usage and whether the upstream reported any.
+	Usage() (pricing.Usage, bool)
+	// OutputReported says whether the upstream reported output tokens.
+	OutputReported() bool
+	// Text is the generated text seen so far.
+	Text() string
+}
+
+// Adaptor is everything the relay knows about one upstream family: which endpoints it serves natively, how
+// to build its requests, read its answers, streams and usage, list its models and test it.
 type Adaptor interface {
-	// Supports reports whether this family serves the endpoint.
+	// Protocol is the family's own protocol for generation: what a request from a client of another
+	// protocol is translated into for it.
+	Protocol() Protocol
+	// Supports reports whether this family serves the endpoint natively (same-protocol pass-through).
 	Supports(e Endpoint) bool
 	// NewRequest builds the upstream HTTP request.
 	NewRequest(ctx context.Context, c *Call) (*http.Request, error)
-	// ModelsURL is where the upstream lists its models, with the headers to send.
+	// NewMeter reads usage from this family's answers on e.
+	NewMeter(e Endpoint) Meter
+	// Terminal says whether an SSE event (its name and joined data) ends a stream on e normally.
+	Terminal(e Endpoint, name string, data []byte) bool
+	// ModelsRequest is the upstream's model list request, with the headers to send.
 	ModelsRequest(ctx context.Context, baseURL, key string) (*http.Request, error)
+	// ParseModels reads the model ids out of the answer to ModelsRequest.
+	ParseModels(body []byte) []string
+	// TestCall is the tiny request a channel test sends for model: the endpoint and its body.
+	TestCall(model string) (Endpoint, []byte)
 }
 
 // Registry maps channel types to adaptors.
 type Registry map[string]Adaptor
+
+// DataIDs reads the model ids of an OpenAI-style list, {"data":[{"id":...}]}, as OpenAI and Anthropic answer.
+func DataIDs(body []byte) []string {
+	out := []string{}
+	for _, id := range gjson.GetBytes(body, "data.#.id").Array() {
+		out = append(out, id.String())
+	}
+	return out
+}
 
 // JoinURL appends path to base, not doubling a "/v1" the admin already put on the base URL.
 func JoinURL(base, path string) string {

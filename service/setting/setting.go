@@ -65,6 +65,11 @@ type Settings struct {
 	DisplayCurrency      string      `json:"display_currency"`       // how money is shown: "USD", "CNY" (at DisplayRate) or "units"
 	DisplayRate          string      `json:"display_rate"`           // CNY per 1 USD when DisplayCurrency is "CNY" (decimal string)
 	IPRPM                int         `json:"ip_rpm"`                 // /v1 requests per client IP per minute, sliding window (0 = off)
+	// CrossProtocol: a model is served by channels of any protocol (the relay translates); false keeps each
+	// request on channels that speak the caller's protocol. PreferSameProtocol: within a priority tier,
+	// channels speaking the caller's protocol are tried first (no translation); false weighs them all alike.
+	CrossProtocol      bool `json:"cross_protocol"`
+	PreferSameProtocol bool `json:"prefer_same_protocol"`
 }
 
 // Payment configures top-ups. Amounts and rates are decimal strings; Rate is provider currency per 1 USD of
@@ -119,7 +124,7 @@ func Defaults() Settings {
 	return Settings{
 		SiteName: "Tollgate", RegistrationOpen: true, DefaultGroup: "default", UnknownModelPolicy: "refuse",
 		DefaultPrice:         PriceRow{Input: "0", Output: "0", CacheRead: "0", CacheWrite: "0", PerCall: "0"},
-		EstimateOutputTokens: 4096, RetryBudget: 3, ChannelTestInterval: 300,
+		EstimateOutputTokens: 4096, RetryBudget: 3, CrossProtocol: true, PreferSameProtocol: true, ChannelTestInterval: 300,
 		RequestDeadline: 600, FirstByteBudget: 300, RecoveryRamp: 60, SignupRateLimit: 10,
 		Payment: Payment{OrderTTLMinutes: 120,
 			Epay:   EpaySettings{Currency: "CNY", Rate: "7.3", Methods: []string{"alipay", "wxpay"}, MinAmount: "1", MaxAmount: "10000"},

@@ -4,8 +4,12 @@ package anthropic
 import (
 	"context"
 	"net/http"
+	"strconv"
+
+	"github.com/tidwall/gjson"
 
 	"tollgate/relay/adaptor"
+	"tollgate/relay/meter"
 )
 
 // DefaultVersion is sent when the client sent no anthropic-version header.
@@ -50,4 +54,23 @@ func (Adaptor) ModelsRequest(ctx context.Context, baseURL, key string) (*http.Re
 	req.Header.Set("x-api-key", key)
 	req.Header.Set("anthropic-version", DefaultVersion)
 	return req, nil
+}
+
+// Protocol implements adaptor.Adaptor: other protocols are translated into Messages.
+func (Adaptor) Protocol() adaptor.Protocol { return adaptor.Anthropic }
+
+// NewMeter implements adaptor.Adaptor.
+func (Adaptor) NewMeter(e adaptor.Endpoint) adaptor.Meter { return meter.New(e) }
+
+// Terminal implements adaptor.Adaptor: a Messages stream ends with message_stop.
+func (Adaptor) Terminal(_ adaptor.Endpoint, name string, data []byte) bool {
+	return name == "message_stop" || gjson.GetBytes(data, "type").String() == "message_stop"
+}
+
+// ParseModels implements adaptor.Adaptor: {"data":[{"id":...}]}.
+func (Adaptor) ParseModels(body []byte) []string { return adaptor.DataIDs(body) }
+
+// TestCall implements adaptor.Adaptor: one tiny message.
+func (Adaptor) TestCall(model string) (adaptor.Endpoint, []byte) {
+	return adaptor.Messages, []byte(`{"model":` + strconv.Quote(model) + `,"max_tokens":8,"messages":[{"role":"user","content":"ping"}]}`)
 }

@@ -2,10 +2,15 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"net/http"
+	"strconv"
+
+	"github.com/tidwall/gjson"
 
 	"tollgate/relay/adaptor"
+	"tollgate/relay/meter"
 )
 
 // Adaptor speaks the OpenAI API.
@@ -42,4 +47,32 @@ func (Adaptor) ModelsRequest(ctx context.Context, baseURL, key string) (*http.Re
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	return req, nil
+}
+
+// Protocol implements adaptor.Adaptor: other protocols are translated into chat completions.
+func (Adaptor) Protocol() adaptor.Protocol { return adaptor.OpenAI }
+
+// NewMeter implements adaptor.Adaptor.
+func (Adaptor) NewMeter(e adaptor.Endpoint) adaptor.Meter { return meter.New(e) }
+
+var doneData = []byte("[DONE]")
+
+// Terminal implements adaptor.Adaptor: chat and completions streams end with data: [DONE]; Responses
+// streams with response.completed, .incomplete or .failed (or a [DONE] some compatible upstreams add).
+func (Adaptor) Terminal(e adaptor.Endpoint, _ string, data []byte) bool {
+	if e == adaptor.Responses {
+		switch gjson.GetBytes(data, "type").String() {
+		case "response.completed", "response.incomplete", "response.failed":
+			return true
+		}
+	}
+	return bytes.Equal(data, doneData)
+}
+
+// ParseModels implements adaptor.Adaptor: {"data":[{"id":...}]}.
+func (Adaptor) ParseModels(body []byte) []string { return adaptor.DataIDs(body) }
+
+// TestCall implements adaptor.Adaptor: one tiny chat completion.
+func (Adaptor) TestCall(model string) (adaptor.Endpoint, []byte) {
+	return adaptor.ChatCompletions, []byte(`{"model":` + strconv.Quote(model) + `,"max_tokens":8,"messages":[{"role":"user","content":"ping"}]}`)
 }
