@@ -83,6 +83,9 @@ var catalog = map[Lang]map[string]string{
 		"duplicate_key":        "The key %q appears more than once in the request body (keys are compared after JSON unescaping, and fields the gateway reads in any letter case).",
 		"model_wrong_endpoint": "The model %q is not served on %s; call it on %s.",
 		"body_too_many_keys":   "The request body has more than %d top-level keys.",
+		// Translating a call between protocols (relay/convert).
+		"unsupported_field": "The field %q cannot be sent to a %s upstream faithfully (%s); remove it or call a model served in your protocol.",
+		"untranslatable":    "Calls in the %s protocol cannot be translated for a %s upstream.",
 		// Top-ups and payment notifications (service/payment).
 		"amount_invalid":           "The amount must be a plain decimal number such as 10.00.",
 		"amount_too_precise":       "The amount may have at most %d decimals in %s.",
@@ -196,6 +199,9 @@ var catalog = map[Lang]map[string]string{
 		"duplicate_key":        "请求体中的键 %q 出现了不止一次（键在 JSON 反转义后比较，网关读取的字段不区分大小写）。",
 		"model_wrong_endpoint": "模型 %q 不在 %s 上提供，请改用 %s。",
 		"body_too_many_keys":   "请求体的顶层键超过了 %d 个。",
+		// 协议转换（relay/convert）。
+		"unsupported_field": "字段 %q 无法如实转发给 %s 协议的上游（%s）；请去掉该字段，或调用以您的协议提供的模型。",
+		"untranslatable":    "%s 协议的调用无法转换给 %s 协议的上游。",
 		// 充值与支付通知（service/payment）。
 		"amount_invalid":           "金额必须是普通的十进制数字，例如 10.00。",
 		"amount_too_precise":       "%[2]s 金额最多只能有 %[1]d 位小数。",

@@ -16,12 +16,22 @@ import (
 	"tollgate/service/token"
 )
 
-// apiKey reads the sk- key from Authorization: Bearer or x-api-key (Anthropic SDKs send either).
+// apiKey reads the sk- key from Authorization: Bearer or x-api-key (Anthropic SDKs send either), and on
+// Gemini's routes also from x-goog-api-key or the key query parameter, as Google's clients send it.
 func apiKey(c *gin.Context) string {
 	if h := c.GetHeader("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])
 	}
-	return strings.TrimSpace(c.GetHeader("x-api-key"))
+	if k := strings.TrimSpace(c.GetHeader("x-api-key")); k != "" {
+		return k
+	}
+	if !strings.HasPrefix(c.Request.URL.Path, geminiPrefix) {
+		return ""
+	}
+	if k := strings.TrimSpace(c.GetHeader("x-goog-api-key")); k != "" {
+		return k
+	}
+	return strings.TrimSpace(c.Query("key"))
 }
 
 // caller is an authenticated key and its owner.
@@ -117,26 +127,36 @@ func (r *Relay) limit(ctx context.Context, k *caller, at time.Time) (func(), *re
 	return release, nil
 }
 
+// callableModels authenticates a model-list request and lists what its key may call (false: refused, the
+// refusal is written in proto's shape).
+func (r *Relay) callableModels(c *gin.Context, proto adaptor.Protocol) ([]string, bool) {
+	if rerr := r.limitIP(c); rerr != nil {
+		fail(c, proto, rerr)
+		return nil, false
+	}
+	k, rerr := r.authenticate(c)
+	if rerr != nil {
+		fail(c, proto, rerr)
+		return nil, false
+	}
+	ids := []string{}
+	for _, m := range r.Channels.Snapshot().Models(k.group) {
+		if k.modelAllowed(m) {
+			ids = append(ids, m)
+		}
+	}
+	return ids, true
+}
+
 // models answers GET /v1/models with what this key may call, in the caller's protocol.
 func (r *Relay) models(c *gin.Context) {
 	proto := adaptor.OpenAI
 	if c.GetHeader("anthropic-version") != "" || (c.GetHeader("x-api-key") != "" && c.GetHeader("Authorization") == "") {
 		proto = adaptor.Anthropic
 	}
-	if rerr := r.limitIP(c); rerr != nil {
-		fail(c, proto, rerr)
+	ids, ok := r.callableModels(c, proto)
+	if !ok {
 		return
-	}
-	k, rerr := r.authenticate(c)
-	if rerr != nil {
-		fail(c, proto, rerr)
-		return
-	}
-	var ids []string
-	for _, m := range r.Channels.Snapshot().Models(k.group) {
-		if k.modelAllowed(m) {
-			ids = append(ids, m)
-		}
 	}
 	created := time.Now().Unix()
 	if proto == adaptor.Anthropic {

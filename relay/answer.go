@@ -14,15 +14,15 @@ import (
 
 	"tollgate/middleware"
 	"tollgate/relay/adaptor"
-	"tollgate/relay/meter"
 	"tollgate/service/channel"
 )
 
 // exchange sends one attempt and passes its answer to the client. A failure before anything reached the
 // client is returned for the attempt loop to retry; after the first byte the answer is the client's.
-func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int) (*outcome, *failure) {
-	out := &outcome{ch: ch, keyIdx: k, meter: meter.New(rq.ep)}
-	x, f := r.send(c.Request.Context(), c.Request.Header, rq, ch, k)
+func (r *Relay) exchange(c *gin.Context, rq *request, lg *leg, ch *channel.Channel, k int) (*outcome, *failure) {
+	ad := r.Adaptors[ch.Type]
+	out := &outcome{ch: ch, keyIdx: k, meter: ad.NewMeter(lg.ep), leg: lg}
+	x, f := r.send(c.Request.Context(), c.Request.Header, rq, lg, ch, k)
 	if f != nil {
 		return out, f
 	}
@@ -30,7 +30,7 @@ func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int
 	out.header = x.resp.Header
 	out.firstByte = time.Since(rq.start)
 	if rq.stream && strings.HasPrefix(x.resp.Header.Get("Content-Type"), "text/event-stream") {
-		return r.stream(c, rq, x, out)
+		return r.stream(c, rq, ad, x, out)
 	}
 	body, err := io.ReadAll(io.LimitReader(x, ResponseLimit+1))
 	if err != nil {
@@ -39,10 +39,15 @@ func (r *Relay) exchange(c *gin.Context, rq *request, ch *channel.Channel, k int
 	if len(body) > ResponseLimit || !gjson.ValidBytes(body) {
 		return out, &failure{class: ClassBadReply, status: x.resp.StatusCode, err: errors.New("upstream answered invalid JSON")}
 	}
+	out.meter.Body(body) // the upstream's own usage, before any translation
+	if lg.conv {
+		if body, err = translateAnswer(rq, lg, body); err != nil {
+			return out, &failure{class: ClassBadReply, status: x.resp.StatusCode, err: err}
+		}
+	}
 	if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
 		return out, &failure{class: ClassClient, local: rerr}
 	}
-	out.meter.Body(body)
 	out.status, out.ok, out.delivered = mappedStatus(ch, x.resp.StatusCode), true, true
 	writeJSON(c, out.status, body)
 	return out, nil
@@ -83,18 +88,6 @@ func parseEvent(raw []byte) (string, []byte) {
 	return name, data
 }
 
-// terminal says whether an event ends the stream normally in its protocol.
-func terminal(ep adaptor.Endpoint, name string, data []byte) bool {
-	switch ep {
-	case adaptor.Messages:
-		return name == "message_stop" || gjson.GetBytes(data, "type").String() == "message_stop"
-	case adaptor.Responses:
-		t := gjson.GetBytes(data, "type").String()
-		return t == "response.completed" || t == "response.incomplete" || t == "response.failed" || bytes.Equal(data, doneData)
-	}
-	return bytes.Equal(data, doneData)
-}
-
 // isErrorEvent recognises an upstream error reported inside the stream: an Anthropic or Responses error
 // event, an OpenAI chat chunk carrying "error", or a Responses response.failed (which also ends the stream).
 func isErrorEvent(name string, data []byte) bool {
@@ -110,7 +103,12 @@ func isErrorEvent(name string, data []byte) bool {
 
 // stream passes SSE events through one by one, flushing each the moment it is complete. Nothing is sent
 // before the first event, so a stream that dies before it can still be retried on another channel.
-func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (*outcome, *failure) {
+func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *exchange, out *outcome) (*outcome, *failure) {
+	lg := out.leg
+	var tr *translation // nil: the upstream's events pass through as they came
+	if lg.conv {
+		tr = newTranslation(rq, lg)
+	}
 	br := bufio.NewReaderSize(x, 32<<10)
 	var ev []byte
 	committed, ended := false, false
@@ -140,9 +138,9 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 		}
 		drop := false
 		if data != nil && !bytes.Equal(data, doneData) {
-			drop = out.meter.Event(name, data) && rq.injectUsage
+			drop = out.meter.Event(name, data) && rq.injectUsage && tr == nil
 		}
-		ended = terminal(rq.ep, name, data)
+		ended = ad.Terminal(lg.ep, name, data)
 		upstreamErr := isErrorEvent(name, data)
 		if upstreamErr {
 			// An upstream that echoes request headers in its errors must not hand the channel's credentials to
@@ -151,7 +149,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 		}
 		if !committed {
 			if upstreamErr { // nothing sent yet: another channel may still answer
-				f := &failure{class: eventClass(data), status: http.StatusBadGateway, body: append([]byte(nil), data...)}
+				f := &failure{class: eventClass(data), status: http.StatusBadGateway, body: append([]byte(nil), data...), leg: lg}
 				if f.class == ClassClient {
 					f.status = http.StatusBadRequest // the event is the protocol's error body: passed through as a 400
 				}
@@ -161,12 +159,21 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 				return out, &failure{class: ClassClient, local: rerr}
 			}
 			h := w.Header()
-			h.Set("Content-Type", "text/event-stream")
+			h.Set("Content-Type", tr.contentType())
 			h.Set("Cache-Control", "no-cache")
 			h.Set("X-Accel-Buffering", "no")
 			w.WriteHeader(http.StatusOK)
 			committed, out.delivered, out.ok, out.status = true, true, true, http.StatusOK
 			out.firstByte = time.Since(rq.start)
+		}
+		if tr != nil {
+			var terr error
+			if ev, terr = tr.event(ev[:0], name, data); terr != nil {
+				// The upstream sent an event its own protocol does not allow: the answer is cut here.
+				readErr = terr
+				break
+			}
+			drop = len(ev) == 0
 		}
 		if !drop {
 			if _, err := w.Write(ev); err != nil {
@@ -191,6 +198,10 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 		return out, x.readErr(c, readErr)
 	}
 	if ended {
+		if tr != nil {
+			_, _ = w.Write(tr.finish(nil, true))
+			w.Flush()
+		}
 		return out, nil
 	}
 	// Committed, but the stream did not end normally: the client left, or the upstream cut or stalled.
@@ -200,7 +211,11 @@ func (r *Relay) stream(c *gin.Context, rq *request, x *exchange, out *outcome) (
 	}
 	if f.class != ClassCanceled {
 		rerr := newErr(http.StatusBadGateway, "upstream_error", string(f.class))
-		_, _ = w.Write(streamErrorEvent(rq.proto, middleware.Lang(c), rerr))
+		if tr != nil {
+			_, _ = w.Write(tr.cut(nil, rerr, middleware.Lang(c)))
+		} else {
+			_, _ = w.Write(streamErrorEvent(rq.proto, middleware.Lang(c), rerr))
+		}
 		w.Flush()
 		out.errCode = rerr.code
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"tollgate/relay/adaptor"
+	"tollgate/relay/adaptor/anthropic"
+	"tollgate/relay/adaptor/openai"
 )
 
 // FuzzParseEvent: any raw SSE event parses without a panic and without changing the bytes that are passed on
@@ -49,8 +51,10 @@ func FuzzParseEvent(f *testing.F) {
 		if named && name != string(lastName) || !named && name != "" {
 			t.Fatalf("parseEvent(%q): name %q, want %q", raw, name, lastName)
 		}
-		for ep := adaptor.ChatCompletions; ep <= adaptor.CountTokens; ep++ {
-			_ = terminal(ep, name, data)
+		for _, ad := range []adaptor.Adaptor{openai.Adaptor{}, anthropic.Adaptor{}} {
+			for ep := adaptor.ChatCompletions; ep <= adaptor.EmbedContent; ep++ {
+				_ = ad.Terminal(ep, name, data)
+			}
 		}
 		_ = isErrorEvent(name, data)
 	})

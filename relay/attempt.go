@@ -12,7 +12,6 @@ import (
 
 	"tollgate/model"
 	"tollgate/relay/adaptor"
-	"tollgate/relay/meter"
 	"tollgate/service/channel"
 	"tollgate/service/health"
 	"tollgate/service/setting"
@@ -29,7 +28,11 @@ type attemptState struct {
 	attempts  []model.Attempt
 	last      *failure
 	lastCh    *channel.Channel
-	preferred int64 // the sticky channel, tried first while healthy
+	preferred int64          // the sticky channel, tried first while healthy
+	legs      map[int64]*leg // each channel's plan, made once per request (leg.go)
+	// untranslatable: a channel skipped because the request cannot be sent to its protocol faithfully; the
+	// caller's 400 when no other channel answers.
+	untranslatable *relayError
 }
 
 // deadlines are a request's time budgets across all of its attempts (a zero time: no budget). Each attempt's
@@ -113,9 +116,11 @@ func (r *Relay) eligible(ch *channel.Channel, st *attemptState, modelName string
 }
 
 // pick chooses the next channel and key: the sticky channel while healthy, else the highest priority tier
-// that still has an eligible channel, weighted random inside the tier. Only the chosen channel asks the
-// breaker for admission (which may take a half-open probe slot); one that refuses is skipped.
-func (r *Relay) pick(cands []*channel.Channel, st *attemptState, modelName string) (ch *channel.Channel, key int, probe bool, ok bool) {
+// that still has an eligible channel, weighted random inside the tier (same-protocol channels first when
+// prefer_same_protocol is on). A channel the request cannot be translated for is skipped. Only the chosen
+// channel asks the breaker for admission (which may take a half-open probe slot); one that refuses is skipped.
+func (r *Relay) pick(cands []*channel.Channel, st *attemptState, rq *request) (ch *channel.Channel, lg *leg, key int, probe bool, ok bool) {
+	modelName := rq.model
 	for {
 		ch = nil
 		if st.preferred != 0 {
@@ -127,10 +132,18 @@ func (r *Relay) pick(cands []*channel.Channel, st *attemptState, modelName strin
 			st.preferred = 0
 		}
 		if ch == nil {
-			ch = r.weighted(cands, st, modelName)
+			ch = r.weighted(cands, st, rq)
 		}
 		if ch == nil {
-			return nil, 0, false, false
+			return nil, nil, 0, false, false
+		}
+		if lg = st.legs[ch.ID]; lg == nil {
+			var rerr *relayError
+			if lg, rerr = r.legFor(rq, ch); rerr != nil {
+				st.skip[ch.ID], st.untranslatable = true, rerr
+				continue
+			}
+			st.legs[ch.ID] = lg
 		}
 		k, hasKey := r.usableKey(ch, st)
 		if !hasKey {
@@ -142,19 +155,31 @@ func (r *Relay) pick(cands []*channel.Channel, st *attemptState, modelName strin
 			st.skip[ch.ID] = true
 			continue
 		}
-		return ch, k, isProbe, true
+		return ch, lg, k, isProbe, true
 	}
 }
 
-// weighted picks inside the first tier (cands are sorted by priority) with an eligible channel.
-func (r *Relay) weighted(cands []*channel.Channel, st *attemptState, modelName string) *channel.Channel {
+// weighted picks inside the first tier (cands are sorted by priority) with an eligible channel; with
+// prefer_same_protocol, among the tier's channels that speak the caller's protocol when it has any.
+func (r *Relay) weighted(cands []*channel.Channel, st *attemptState, rq *request) *channel.Channel {
 	var tier []*channel.Channel
+	prefer := r.Settings.Get().PreferSameProtocol
+	sameOnly := false
 	for _, ch := range cands {
-		if !r.eligible(ch, st, modelName) {
+		if !r.eligible(ch, st, rq.model) {
 			continue
 		}
 		if len(tier) > 0 && ch.Priority != tier[0].Priority {
 			break
+		}
+		if prefer {
+			same := native(r.Adaptors[ch.Type], rq)
+			if sameOnly && !same {
+				continue
+			}
+			if same && !sameOnly {
+				sameOnly, tier = true, tier[:0]
+			}
 		}
 		tier = append(tier, ch)
 	}
@@ -201,7 +226,7 @@ type outcome struct {
 	status    int  // status the client saw
 	ok        bool // an upstream answer (or part of a stream) reached the client
 	delivered bool // bytes of an upstream answer reached the client (billable)
-	meter     *meter.Meter
+	meter     adaptor.Meter
 	firstByte time.Duration
 	class     Class
 	errMsg    string
@@ -219,11 +244,13 @@ type outcome struct {
 	// deadlineCut: the request deadline ended the committed answer (like a total timeout): the request's
 	// limit, not the channel's fault.
 	deadlineCut bool
+	leg         *leg // what the answering (or last) attempt sent: its protocols go in the log row
 }
 
 // attempt tries channels until one answers or the retry budget, the candidates or the client run out.
 func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *outcome {
-	st := &attemptState{triedKeys: map[int64]map[int]bool{}, skip: map[int64]bool{}, budget: r.Settings.Get().RetryBudget}
+	st := &attemptState{triedKeys: map[int64]map[int]bool{}, skip: map[int64]bool{}, legs: map[int64]*leg{},
+		budget: r.Settings.Get().RetryBudget}
 	ctx := c.Request.Context()
 	// Stickiness only matters when there is a choice; a single candidate costs no cache round trip.
 	useSticky := len(cands) > 1
@@ -252,9 +279,12 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			st.last = budgetFailure(cause)
 			break
 		}
-		ch, k, probe, ok := r.pick(cands, st, rq.model)
+		ch, lg, k, probe, ok := r.pick(cands, st, rq)
 		if !ok {
 			break
+		}
+		if lg.local {
+			return r.localCount(c, rq, lg)
 		}
 		if st.triedKeys[ch.ID] == nil {
 			st.triedKeys[ch.ID] = map[int]bool{}
@@ -270,7 +300,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		}
 		began := time.Now()
 		end := r.Health.Begin(ch.ID, k)
-		out, f := r.exchange(c, rq, ch, k)
+		out, f := r.exchange(c, rq, lg, ch, k)
 		end()
 		a := model.Attempt{ChannelID: ch.ID, KeyIndex: k, LatencyMs: time.Since(began).Milliseconds()}
 		o := health.Outcome{ChannelID: ch.ID, Key: k, Model: rq.model, Latency: time.Since(began), Probe: probe}
@@ -343,6 +373,12 @@ func (r *Relay) maybeAutoDisable(ch *channel.Channel) {
 func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	out := &outcome{attempts: st.attempts, ch: st.lastCh}
 	f := st.last
+	if f == nil && st.untranslatable != nil {
+		rerr := st.untranslatable
+		fail(c, rq.proto, rerr)
+		out.status, out.class, out.errMsg, out.errCode = rerr.status, ClassNone, rerr.code, rerr.code
+		return out
+	}
 	if f == nil {
 		rerr := newErr(http.StatusServiceUnavailable, "no_channel", rq.model)
 		fail(c, rq.proto, rerr)
@@ -367,7 +403,7 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	}
 	if f.class == ClassClient && len(f.body) > 0 {
 		out.status = mappedStatus(st.lastCh, f.status)
-		writeJSON(c, out.status, f.body)
+		writeJSON(c, out.status, clientErrorBody(rq, f))
 		c.Abort()
 		out.errCode, out.errShown = "upstream_client_error", true
 		return out

@@ -49,6 +49,7 @@ type failure struct {
 	err        error
 	retryAfter time.Duration
 	local      *relayError // the gateway's own refusal (e.g. the overlapped reservation failed)
+	leg        *leg        // the attempt's leg: a translated one's error body is rewritten for the caller
 }
 
 func (f *failure) message() string {

@@ -103,9 +103,14 @@ func TestBodyShape_TwinKeysAndOutOfRangeNumbersAreRefusedBeforeAnyUpstream(t *te
 	}
 }
 
+// With cross-protocol routing off, a model served only in the other protocol is a 404 naming where it is
+// served (with it on, the relay translates: e2e_convert_test.go).
 func TestBodyShape_ModelOnlyOnTheOtherProtocolIs404NotRetryable503(t *testing.T) {
 	t.Parallel()
 	s := newStandard(t, 1_000_000)
+	if r := s.root.Do("PUT", "/api/admin/settings", map[string]any{"cross_protocol": false}); r.Status != http.StatusOK {
+		t.Fatalf("settings: %d %s", r.Status, r.Body)
+	}
 	msg := openAIErr(t, s.call("POST", "/v1/chat/completions", s.key.Key, chatBody("claude-sonnet-4-5", false)), http.StatusNotFound, "model_wrong_endpoint")
 	if !strings.Contains(msg, "/v1/messages") {
 		t.Fatalf("message %q does not name the endpoint that serves the model", msg)

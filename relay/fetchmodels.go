@@ -39,10 +39,7 @@ func (r *Relay) ListModels(ctx context.Context, ch *channel.Channel) ([]string, 
 	if !gjson.ValidBytes(b) {
 		return nil, fmt.Errorf("upstream answered invalid JSON")
 	}
-	out := []string{}
-	for _, id := range gjson.GetBytes(b, "data.#.id").Array() {
-		out = append(out, id.String())
-	}
+	out := ad.ParseModels(b)
 	sort.Strings(out)
 	return out, nil
 }

@@ -86,3 +86,20 @@ func intField(v gjson.Result, name string, lo, hi int64) (int64, *relayError) {
 	}
 	return n, nil
 }
+
+// readGeminiFields reads a Gemini body's fields: the model and stream-ness come from the path;
+// generationConfig.maxOutputTokens and candidateCount size the hold.
+func readGeminiFields(body []byte, model string, stream bool) (fields, *relayError) {
+	f := fields{model: model, stream: stream, choices: 1}
+	r := gjson.GetManyBytes(body, "generationConfig.maxOutputTokens", "generationConfig.candidateCount")
+	n, rerr := intField(r[0], "generationConfig.maxOutputTokens", 1, MaxOutputTokens)
+	if rerr != nil {
+		return f, rerr
+	}
+	f.maxOut = n
+	if n, rerr = intField(r[1], "generationConfig.candidateCount", 1, MaxChoices); rerr != nil {
+		return f, rerr
+	}
+	f.choices = max(f.choices, n)
+	return f, nil
+}

@@ -26,14 +26,17 @@ func (r *Relay) meteredUsage(rq *request, out *outcome) (pricing.Usage, bool) {
 	}
 	estimated := false
 	if !present {
-		if rq.proto == adaptor.Anthropic {
+		switch rq.proto {
+		case adaptor.Anthropic:
 			u.Input = int64(r.Counter.AnthropicPrompt(rq.model, rq.body))
-		} else {
+		case adaptor.Gemini:
+			u.Input = int64(r.countCanonical(rq))
+		default:
 			u.Input = int64(r.Counter.OpenAIChatPrompt(rq.model, rq.body))
 		}
 		estimated = true
 	}
-	if !out.meter.OutputReported() && rq.ep != adaptor.Embeddings {
+	if !out.meter.OutputReported() && rq.kind != adaptor.KindEmbed {
 		u.Output = int64(r.Counter.Text(rq.model, out.meter.Text()))
 		estimated = true
 	}
@@ -102,6 +105,10 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 		l.ChannelID, l.ChannelName, l.UpstreamModel = out.ch.ID, out.ch.Name, out.ch.UpstreamModel(rq.model)
 	}
 	l.Sticky = out.sticky
+	l.ClientProtocol = rq.proto.String()
+	if out.leg != nil {
+		l.UpstreamProtocol = out.leg.proto.String()
+	}
 	r.Logs.Write(usagelog.Entry{Log: l, TokenLimited: !rq.who.tok.Unlimited})
 	r.observe(&l, out)
 }

@@ -52,16 +52,18 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 		res.ErrorClass, res.Error = string(ClassClient), "channel has no adaptor or no key"
 		return res
 	}
-	ep := adaptor.ChatCompletions
-	if ad.Supports(adaptor.Messages) {
-		ep = adaptor.Messages
-	}
+	ep, body := ad.TestCall(modelName)
 	start := time.Now()
-	// The body names the public model: send maps it to the upstream model as it does for live traffic.
-	rq := &request{ep: ep, proto: adaptor.ProtocolOf(ep), start: start, model: modelName,
-		body:   []byte(`{"model":` + quote(modelName) + `,"max_tokens":8,"messages":[{"role":"user","content":"ping"}]}`),
+	// The body names the public model: it is mapped to the upstream model as for live traffic.
+	rq := &request{ep: ep, proto: adaptor.ProtocolOf(ep), kind: adaptor.KindOf(ep), start: start, model: modelName, body: body,
 		limits: deadlines{end: start.Add(testTimeout), firstByte: start.Add(testTimeout)}}
-	x, f := r.send(ctx, http.Header{}, rq, ch, key)
+	lg := &leg{ep: ep, proto: rq.proto}
+	var err error
+	if lg.body, err = passBody(rq, ch.UpstreamModel(modelName)); err != nil {
+		res.ErrorClass, res.Error = string(ClassClient), err.Error()
+		return res
+	}
+	x, f := r.send(ctx, http.Header{}, rq, lg, ch, key)
 	res.FirstByteMs = time.Since(start).Milliseconds()
 	if f == nil {
 		res.Status = x.resp.StatusCode
@@ -93,21 +95,6 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 	}
 	r.logTest(ch, res, actorID)
 	return res
-}
-
-func quote(s string) string {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for _, c := range []byte(s) {
-		if c == '"' || c == '\\' {
-			b = append(b, '\\')
-		}
-		if c < 0x20 {
-			continue
-		}
-		b = append(b, c)
-	}
-	return string(append(b, '"'))
 }
 
 func (r *Relay) logTest(ch *channel.Channel, res TestResult, actorID int64) {

@@ -82,24 +82,30 @@ func (r *Relay) now() time.Time {
 // Register adds the /v1 routes to the engine.
 func (r *Relay) Register(e *gin.Engine) {
 	for ep, path := range routes {
-		e.POST(path, r.handler(adaptor.Endpoint(ep)))
+		if adaptor.ProtocolOf(adaptor.Endpoint(ep)) != adaptor.Gemini { // Gemini's routes carry the model (gemini.go)
+			e.POST(path, r.handler(adaptor.Endpoint(ep)))
+		}
 	}
 	e.GET("/v1/models", r.models)
+	r.registerGemini(e)
 }
 
 // routes are the public paths of the relay endpoints, indexed by adaptor.Endpoint: Register serves them and
 // refusals name them (unserved.go).
 var routes = [...]string{
-	adaptor.ChatCompletions: "/v1/chat/completions",
-	adaptor.Completions:     "/v1/completions",
-	adaptor.Embeddings:      "/v1/embeddings",
-	adaptor.Responses:       "/v1/responses",
-	adaptor.Messages:        "/v1/messages",
-	adaptor.CountTokens:     "/v1/messages/count_tokens",
+	adaptor.ChatCompletions:   "/v1/chat/completions",
+	adaptor.Completions:       "/v1/completions",
+	adaptor.Embeddings:        "/v1/embeddings",
+	adaptor.Responses:         "/v1/responses",
+	adaptor.Messages:          "/v1/messages",
+	adaptor.CountTokens:       "/v1/messages/count_tokens",
+	adaptor.GenerateContent:   "/v1beta/models/{model}:generateContent",
+	adaptor.GeminiCountTokens: "/v1beta/models/{model}:countTokens",
+	adaptor.EmbedContent:      "/v1beta/models/{model}:embedContent",
 }
 
 func (r *Relay) handler(ep adaptor.Endpoint) gin.HandlerFunc {
-	return func(c *gin.Context) { r.serve(c, ep) }
+	return func(c *gin.Context) { r.serve(c, call{ep: ep}) }
 }
 
 // requestID returns the id the request-id middleware gave this request.

@@ -12,6 +12,7 @@ import (
 
 	"tollgate/relay/adaptor"
 	"tollgate/relay/bodyshape"
+	"tollgate/relay/convert"
 	"tollgate/service/channel"
 	"tollgate/service/ledger"
 	"tollgate/service/pricing"
@@ -22,7 +23,11 @@ type request struct {
 	id          string // the gateway's own id: the ledger hold and the log row (never the caller's)
 	clientID    string // the caller's sanitised X-Request-Id, a searchable label in its log row
 	ep          adaptor.Endpoint
-	proto       adaptor.Protocol
+	proto       adaptor.Protocol // what the caller speaks (routes, auth style, error and answer shapes)
+	kind        adaptor.Kind
+	canon       *convert.Request // the body in canonical form, parsed on the first translated attempt
+	canonErr    *relayError
+	forceConv   bool // always re-encode the answer (a Gemini stream asked for as a JSON array, not SSE)
 	start       time.Time
 	at          time.Time // the relay clock at admission: the log row's time and the key's spend windows
 	who         *caller
@@ -46,7 +51,7 @@ func (rq *request) account() ledger.Account {
 }
 
 // billable says whether the endpoint costs money (token counting is free).
-func (rq *request) billable() bool { return rq.ep != adaptor.CountTokens }
+func (rq *request) billable() bool { return rq.kind != adaptor.KindCount }
 
 // readBody reads at most BodyLimit bytes and checks their shape: one JSON object, not too deep, no key the
 // gateway and an upstream could read differently.
@@ -79,9 +84,20 @@ func readBody(c *gin.Context) ([]byte, *relayError) {
 	return body, nil
 }
 
+// call is what the route says about a request: the endpoint, and for Gemini routes the model and
+// stream-ness, which travel in the path rather than the body.
+type call struct {
+	ep        adaptor.Endpoint
+	model     string // from the path ("" = read the body's model field)
+	stream    bool   // from the path
+	sseStream bool   // a Gemini stream asked for with alt=sse (else a JSON array)
+}
+
 // serve runs one relay request from admission to the queued usage log.
-func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
-	rq := &request{id: requestID(c), clientID: clientRequestID(c), ep: ep, proto: adaptor.ProtocolOf(ep), start: time.Now(), at: r.now()}
+func (r *Relay) serve(c *gin.Context, cl call) {
+	ep := cl.ep
+	rq := &request{id: requestID(c), clientID: clientRequestID(c), ep: ep, proto: adaptor.ProtocolOf(ep), kind: adaptor.KindOf(ep),
+		start: time.Now(), at: r.now()}
 	if rerr := r.limitIP(c); rerr != nil {
 		fail(c, rq.proto, rerr)
 		return
@@ -97,13 +113,19 @@ func (r *Relay) serve(c *gin.Context, ep adaptor.Endpoint) {
 		fail(c, rq.proto, rerr)
 		return
 	}
-	f, rerr := readFields(rq.body, ep == adaptor.ChatCompletions || ep == adaptor.Completions, ep == adaptor.Completions)
+	var f fields
+	if cl.model != "" {
+		f, rerr = readGeminiFields(rq.body, cl.model, cl.stream)
+		rq.forceConv = cl.stream && !cl.sseStream
+	} else {
+		f, rerr = readFields(rq.body, ep == adaptor.ChatCompletions || ep == adaptor.Completions, ep == adaptor.Completions)
+	}
 	if rerr != nil {
 		fail(c, rq.proto, rerr)
 		return
 	}
 	rq.model = f.model
-	rq.stream = f.stream && ep != adaptor.Embeddings && ep != adaptor.CountTokens
+	rq.stream = f.stream && (rq.kind == adaptor.KindGenerate || rq.kind == adaptor.KindCompletion)
 	rq.injectUsage = rq.stream && (ep == adaptor.ChatCompletions || ep == adaptor.Completions) && !f.includeUsage
 	if !who.modelAllowed(rq.model) {
 		fail(c, rq.proto, newErr(http.StatusForbidden, "model_not_allowed", rq.model))
@@ -160,12 +182,13 @@ type finishing struct {
 	ctx context.Context
 }
 
-// candidates lists the enabled channels that serve the model for the group on this endpoint, priority first.
+// candidates lists the enabled channels that serve the model for the group, natively or translated (leg.go),
+// priority first.
 func (r *Relay) candidates(group string, rq *request) []*channel.Channel {
 	all := r.Channels.Snapshot().Route(group, rq.model)
 	out := make([]*channel.Channel, 0, len(all))
 	for _, ch := range all {
-		if ad, ok := r.Adaptors[ch.Type]; ok && ad.Supports(rq.ep) && len(ch.Keys) > 0 {
+		if ad, ok := r.Adaptors[ch.Type]; ok && r.serves(ad, rq) && len(ch.Keys) > 0 {
 			out = append(out, ch)
 		}
 	}
@@ -176,7 +199,7 @@ func (r *Relay) candidates(group string, rq *request) []*channel.Channel {
 // max_tokens, or the configured output cap, at the output price, once per choice (n).
 func (r *Relay) estimate(rq *request, maxOut, choices int64) int64 {
 	est := pricing.Usage{Input: int64(len(rq.body))/3 + 16}
-	if rq.ep != adaptor.Embeddings {
+	if rq.kind != adaptor.KindEmbed {
 		est.Output = maxOut
 		if est.Output <= 0 {
 			est.Output = int64(r.Settings.Get().EstimateOutputTokens)

@@ -8,8 +8,8 @@ import (
 	"tollgate/relay/adaptor"
 )
 
-// unserved explains why no enabled channel serves the model on this endpoint for the group. Channels of
-// this endpoint that serve it but are disabled (or keyless) right now: 503 no_channel, worth retrying.
+// unserved explains why no enabled channel serves the model on this endpoint for the group. Channels that
+// could serve it (natively or translated) but are disabled (or keyless) right now: 503 no_channel, worth retrying.
 // Channels of other endpoints only (a claude-* model called on /v1/chat/completions): 404
 // model_wrong_endpoint naming where it is served, which no SDK retries. Otherwise: 404 model_not_found.
 // It walks every channel, which is fine on this refusal path and keeps the hot path's index as it is.
@@ -24,7 +24,7 @@ func (r *Relay) unserved(group string, rq *request) *relayError {
 		if !ok || !ch.Serves(rq.model) || !slices.Contains(ch.Groups.V, group) {
 			continue
 		}
-		if ad.Supports(rq.ep) {
+		if r.serves(ad, rq) {
 			return newErr(http.StatusServiceUnavailable, "no_channel", rq.model)
 		}
 		for ep, path := range routes {

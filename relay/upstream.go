@@ -65,21 +65,10 @@ func pickDur(ms int, def time.Duration) time.Duration {
 	return def
 }
 
-// upstreamBody rewrites the client body for a channel: mapped model, usage request for OpenAI streams, the
-// channel's body overrides. Untouched bodies are passed as they came (no JSON round trip).
-func upstreamBody(rq *request, ch *channel.Channel, upstreamModel string) ([]byte, error) {
-	body := rq.body
+// withOverrides applies the channel's body overrides to what the leg sends. Without overrides the body is
+// passed as it is (no JSON round trip).
+func withOverrides(body []byte, ch *channel.Channel) ([]byte, error) {
 	var err error
-	if upstreamModel != rq.model {
-		if body, err = sjson.SetBytes(body, "model", upstreamModel); err != nil {
-			return nil, err
-		}
-	}
-	if rq.injectUsage {
-		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
-			return nil, err
-		}
-	}
 	ov := ch.BodyOverride.V
 	for path, v := range ov.Set {
 		if body, err = sjson.SetBytes(body, path, v); err != nil {
@@ -99,10 +88,10 @@ func upstreamBody(rq *request, ch *channel.Channel, upstreamModel string) ([]byt
 // channel's own (or the default), capped by what is left of the request's budgets (rq.limits). On a 2xx
 // answer it returns the exchange with the first-byte deadline stopped and the idle deadline armed;
 // otherwise a classified failure.
-func (r *Relay) send(parent context.Context, in http.Header, rq *request, ch *channel.Channel, keyIdx int) (*exchange, *failure) {
+func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *leg, ch *channel.Channel, keyIdx int) (*exchange, *failure) {
 	ad := r.Adaptors[ch.Type]
 	upstreamModel := ch.UpstreamModel(rq.model)
-	body, err := upstreamBody(rq, ch, upstreamModel)
+	body, err := withOverrides(lg.body, ch)
 	if err != nil {
 		return nil, &failure{class: ClassClient, err: err}
 	}
@@ -118,12 +107,17 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, ch *ch
 	x.timers = []*time.Timer{total, connect, firstByte}
 	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connect.Stop() }}
 	req, err := ad.NewRequest(httptrace.WithClientTrace(ctx, trace), &adaptor.Call{
-		Endpoint: rq.ep, Stream: rq.stream, UpstreamModel: upstreamModel, Body: body, Header: in,
+		Endpoint: lg.ep, Stream: rq.stream, UpstreamModel: upstreamModel, Body: body, Header: in,
 		BaseURL: ch.BaseURL, Key: ch.Keys[keyIdx],
 	})
 	if err != nil {
 		x.close()
 		return nil, &failure{class: ClassServer, err: err}
+	}
+	for _, k := range ch.HeaderPassthrough.V {
+		if vs := in.Values(k); len(vs) > 0 {
+			req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+		}
 	}
 	for k, v := range ch.HeaderOverride {
 		req.Header.Set(k, v)
@@ -144,6 +138,7 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, ch *ch
 		b, _ := io.ReadAll(io.LimitReader(x, 1<<20))
 		b = scrubSecrets(ch, b) // before the body reaches the caller, the logs or the key's health record
 		f := classifyStatus(resp.StatusCode, b, resp.Header, r.Settings.Get().ErrorRules)
+		f.leg = lg
 		x.close()
 		return nil, f
 	}
