@@ -38,12 +38,17 @@ func newErr(status int, code string, args ...any) *relayError {
 //     a program it is about money, not a malformed request. Claude Code shows its own "credit balance is too
 //     low" notice on that phrase, which the English message carries.
 //
-// Both carry x-should-retry: false, which the OpenAI and Anthropic SDKs (and Claude Code) obey before any
+// Gemini callers get 403 PERMISSION_DENIED: Google's clients retry 429 RESOURCE_EXHAUSTED with backoff.
+//
+// All carry x-should-retry: false, which the OpenAI and Anthropic SDKs (and Claude Code) obey before any
 // status rule.
 func moneyRefusal(proto adaptor.Protocol, code string) *relayError {
 	status := http.StatusTooManyRequests
-	if proto == adaptor.Anthropic {
+	switch proto {
+	case adaptor.Anthropic:
 		status = http.StatusPaymentRequired
+	case adaptor.Gemini:
+		status = http.StatusForbidden // Google's clients (Gemini CLI, @google/genai) retry a 429; a 403 they do not
 	}
 	return &relayError{status: status, code: code, noRetry: true}
 }
@@ -109,13 +114,40 @@ func anthropicType(status int) string {
 	return "invalid_request_error"
 }
 
+// geminiStatus maps a status to Google's error status word.
+func geminiStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		return "INVALID_ARGUMENT"
+	case http.StatusUnauthorized:
+		return "UNAUTHENTICATED"
+	case http.StatusForbidden, http.StatusPaymentRequired:
+		return "PERMISSION_DENIED"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	case http.StatusServiceUnavailable, 529:
+		return "UNAVAILABLE"
+	case http.StatusGatewayTimeout:
+		return "DEADLINE_EXCEEDED"
+	}
+	if status >= 500 {
+		return "INTERNAL"
+	}
+	return "FAILED_PRECONDITION"
+}
+
 // errorBody renders e in the protocol's error shape.
 func errorBody(proto adaptor.Protocol, lang i18n.Lang, e *relayError) []byte {
 	msg := i18n.T(lang, e.code, e.args...)
 	var v any
-	if proto == adaptor.Anthropic {
+	switch proto {
+	case adaptor.Anthropic:
 		v = map[string]any{"type": "error", "error": map[string]any{"type": anthropicType(e.status), "message": msg}}
-	} else {
+	case adaptor.Gemini:
+		v = map[string]any{"error": map[string]any{"code": e.status, "message": msg, "status": geminiStatus(e.status)}}
+	default:
 		v = map[string]any{"error": map[string]any{"message": msg, "type": openAIType(e.status, e.code), "param": nil, "code": e.code}}
 	}
 	b, _ := json.Marshal(v)
