@@ -28,7 +28,7 @@ func (s *Store) ListPrices(ctx context.Context) ([]Price, error) {
 
 // ReplacePrices swaps the whole price table in one transaction.
 func (s *Store) ReplacePrices(ctx context.Context, rows []Price) error {
-	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.Transact(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("1 = 1").Delete(&Price{}).Error; err != nil {
 			return err
 		}

@@ -57,7 +57,7 @@ const redemptionChunk = 500
 // CreateRedemptions inserts a batch's codes in chunks, all in one transaction: the batch exists whole or not
 // at all.
 func (s *Store) CreateRedemptions(ctx context.Context, rows []Redemption) error {
-	return translate(s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return translate(s.Transact(ctx, func(tx *gorm.DB) error {
 		return tx.CreateInBatches(rows, redemptionChunk).Error
 	}))
 }

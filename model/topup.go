@@ -58,7 +58,8 @@ func (s *Store) CreateTopup(ctx context.Context, o *TopupOrder) error {
 // by one user are counted one after another and never open more than max.
 func (s *Store) CreateTopupCapped(ctx context.Context, o *TopupOrder, max int64, now time.Time) (bool, error) {
 	created := false
-	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.Transact(ctx, func(tx *gorm.DB) error {
+		created = false
 		var u struct{ ID int64 }
 		if err := tx.Model(&User{}).Select("id").Where("id = ?", o.UserID).
 			Clauses(clause.Locking{Strength: "UPDATE"}).Take(&u).Error; err != nil {

@@ -79,7 +79,7 @@ func (s *Service) Credit(ctx context.Context, userID, units int64, src CreditSou
 	if len(note) > 255 {
 		note = note[:255]
 	}
-	err := s.store.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.store.Transact(ctx, func(tx *gorm.DB) error {
 		if src.Claim != nil {
 			if err := src.Claim(tx); err != nil {
 				return err
