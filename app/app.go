@@ -20,6 +20,7 @@ import (
 	"tollgate/relay"
 	"tollgate/relay/adaptor"
 	"tollgate/relay/adaptor/anthropic"
+	"tollgate/relay/adaptor/gemini"
 	"tollgate/relay/adaptor/openai"
 	"tollgate/router"
 	"tollgate/service/account"
@@ -175,7 +176,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Settings: a.Settings, Ledger: a.Ledger, Logs: a.Logs, Cache: a.Cache, Counter: tokencount.New(),
 		Adaptors: adaptor.Registry{
 			channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{},
-			channel.TypeAnthropic: anthropic.Adaptor{},
+			channel.TypeAnthropic: anthropic.Adaptor{}, channel.TypeGemini: gemini.Adaptor{},
 		},
 		Client: relay.NewClient(),
 		Health: a.Health,

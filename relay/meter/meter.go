@@ -44,9 +44,12 @@ func (m *Meter) Text() string {
 // upstream reported no usage), so a normal answer costs one lookup of "usage".
 func (m *Meter) Body(body []byte) {
 	m.body = body
-	if adaptor.ProtocolOf(m.ep) == adaptor.Anthropic {
+	switch adaptor.ProtocolOf(m.ep) {
+	case adaptor.Anthropic:
 		m.anthropicUsage(gjson.GetBytes(body, "usage"), true)
-	} else {
+	case adaptor.Gemini:
+		m.geminiUsage(gjson.GetBytes(body, "usageMetadata"))
+	default:
 		m.openAIUsage(gjson.GetBytes(body, "usage"))
 	}
 }
@@ -57,6 +60,8 @@ func (m *Meter) bodyText(body []byte) {
 		for _, c := range gjson.GetBytes(body, "content").Array() {
 			m.text.WriteString(c.Get("text").String())
 		}
+	case adaptor.Gemini:
+		m.geminiText(gjson.GetBytes(body, "candidates"))
 	default:
 		if m.ep == adaptor.Responses {
 			m.text.WriteString(gjson.GetBytes(body, "output_text").String())
@@ -75,6 +80,10 @@ func (m *Meter) bodyText(body []byte) {
 // choices plus usage), which the relay drops when it asked for usage on the client's behalf.
 func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 	switch m.ep {
+	case adaptor.GenerateContent:
+		r := gjson.GetManyBytes(data, "usageMetadata", "candidates")
+		m.geminiUsage(r[0])
+		m.geminiText(r[1])
 	case adaptor.Messages:
 		switch gjson.GetBytes(data, "type").String() {
 		case "message_start":
@@ -158,4 +167,36 @@ func (m *Meter) anthropicUsage(u gjson.Result, final bool) {
 	}
 	m.present = true
 	m.outSeen = m.outSeen || final
+}
+
+// geminiUsage reads Gemini's usageMetadata (cumulative on every chunk that has it: the last wins).
+// promptTokenCount includes the cached part (cachedContentTokenCount) and tool-use prompts are input too;
+// thinking tokens (thoughtsTokenCount) are output, billed with the candidates.
+func (m *Meter) geminiUsage(u gjson.Result) {
+	if !u.IsObject() {
+		return
+	}
+	r := u.Map()
+	prompt, hasPrompt := r["promptTokenCount"]
+	cand, hasCand := r["candidatesTokenCount"]
+	thoughts, hasThoughts := r["thoughtsTokenCount"]
+	if !hasPrompt && !hasCand && !hasThoughts {
+		return
+	}
+	in := max(prompt.Int(), 0) + max(r["toolUsePromptTokenCount"].Int(), 0)
+	cached := min(max(r["cachedContentTokenCount"].Int(), 0), in)
+	m.present = true
+	m.outSeen = m.outSeen || hasCand || hasThoughts
+	m.usage = pricing.Usage{Input: in - cached, CacheRead: cached, Output: max(cand.Int(), 0) + max(thoughts.Int(), 0)}
+}
+
+// geminiText keeps the answer text of Gemini candidates (thought parts included: they are output).
+func (m *Meter) geminiText(cands gjson.Result) {
+	cands.ForEach(func(_, c gjson.Result) bool {
+		c.Get("content.parts").ForEach(func(_, p gjson.Result) bool {
+			m.text.WriteString(p.Get("text").String())
+			return true
+		})
+		return true
+	})
 }

@@ -23,6 +23,11 @@ func TestBody_ReadsEachProtocolsUsage(t *testing.T) {
 			pricing.Usage{Input: 5, CacheRead: 4, Output: 3}, "yo"},
 		{"anthropic", adaptor.Messages, `{"content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":5,"cache_creation_input_tokens":2}}`,
 			pricing.Usage{Input: 10, Output: 20, CacheRead: 5, CacheWrite: 2}, "ok"},
+		// Gemini: thinking tokens are output; the cached part of the prompt is split out of promptTokenCount.
+		{"gemini with thoughts", adaptor.GenerateContent, `{"candidates":[{"content":{"role":"model","parts":[{"text":"he"},{"text":"llo"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":20,"thoughtsTokenCount":30,"totalTokenCount":60}}`,
+			pricing.Usage{Input: 10, Output: 50}, "hello"},
+		{"gemini cached prompt", adaptor.GenerateContent, `{"candidates":[],"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":60,"candidatesTokenCount":5}}`,
+			pricing.Usage{Input: 40, CacheRead: 60, Output: 5}, ""},
 	}
 	for _, tc := range cases {
 		m := New(tc.ep)
@@ -74,5 +79,20 @@ func TestEvent_ResponsesCompleted(t *testing.T) {
 	m.Event("response.completed", []byte(`{"type":"response.completed","response":{"usage":{"input_tokens":4,"output_tokens":2}}}`))
 	if u, ok := m.Usage(); !ok || u.Input != 4 || u.Output != 2 || m.Text() != "x" {
 		t.Fatalf("usage %+v", u)
+	}
+}
+
+func TestEvent_GeminiUsageIsCumulativeLastWins(t *testing.T) {
+	m := New(adaptor.GenerateContent)
+	m.Event("", []byte(`{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":7,"candidatesTokenCount":1}}`))
+	m.Event("", []byte(`{"candidates":[{"content":{"parts":[{"text":"b","thought":true}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":7,"candidatesTokenCount":4,"thoughtsTokenCount":2}}`))
+	u, ok := m.Usage()
+	if !ok || u != (pricing.Usage{Input: 7, Output: 6}) || m.Text() != "ab" {
+		t.Fatalf("usage %+v ok=%v text %q", u, ok, m.Text())
+	}
+	n := New(adaptor.GenerateContent)
+	n.Event("", []byte(`{"candidates":[{"content":{"parts":[{"text":"x"}]}}]}`))
+	if _, ok := n.Usage(); ok || n.OutputReported() {
+		t.Fatal("chunks without usageMetadata report no usage")
 	}
 }

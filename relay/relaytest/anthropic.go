@@ -26,6 +26,10 @@ func (c *call) anthropicUsage(output int) map[string]any {
 
 // messages answers POST /v1/messages in the Anthropic Messages shape.
 func (c *call) messages() {
+	if c.b.toolName != "" {
+		c.messagesTool()
+		return
+	}
 	id := "msg_relaytest_" + strconv.Itoa(c.seq)
 	msg := map[string]any{"id": id, "type": "message", "role": "assistant", "model": c.model}
 	if !c.stream {

@@ -235,6 +235,9 @@ func writeStatusFault(w http.ResponseWriter, f *Fault, p protocol, model, key, r
 	if ctype == "" {
 		ctype = "application/json"
 	}
+	if p == protoGemini && f.Body == "" && code != CodeBadGateway {
+		body = geminiErrorBody(status, s.openaiMessage, f.Message)
+	}
 	h.Set("Content-Type", ctype)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
@@ -270,6 +273,8 @@ func streamErrorEvent(p protocol, seq int, msg string) []byte {
 		return string(b)
 	}
 	switch p {
+	case protoGemini:
+		return geminiFrame(geminiErrorBody(503, "The model is overloaded. Please try again later.", msg))
 	case protoAnthropic:
 		return []byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":" + text("Overloaded") + "}}\n\n")
 	case protoResponses:
@@ -323,4 +328,15 @@ func maskKey(k string) string {
 		return "****"
 	}
 	return k[:3] + "****" + k[len(k)-4:]
+}
+
+// geminiErrorBody is a google.rpc error: {"error":{"code","message","status"}}; msg, when set, replaces def.
+func geminiErrorBody(status int, def, msg string) []byte {
+	if msg == "" {
+		msg = def
+	}
+	if status == 529 {
+		status = 503
+	}
+	return mustJSON(map[string]any{"error": map[string]any{"code": status, "message": msg, "status": geminiStatus(status)}})
 }

@@ -81,6 +81,10 @@ func dataEvent(v any) []byte {
 }
 
 func (c *call) chat() {
+	if c.b.toolName != "" {
+		c.chatTool()
+		return
+	}
 	id := "chatcmpl-relaytest-" + strconv.Itoa(c.seq)
 	if !c.stream {
 		resp := chatResponse{ID: id, Object: "chat.completion", Created: c.created, Model: c.model,

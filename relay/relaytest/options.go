@@ -21,7 +21,12 @@ type behavior struct {
 	firstChunkDelay time.Duration
 	text            string
 	models          []string
-	record          bool
+	// toolName and toolArgs, when set, make every generation answer one call of that function with those
+	// arguments (a JSON object as text; streamed in chunks argument fragments) instead of text.
+	toolName, toolArgs string
+	// thoughtTokens is Gemini's thoughtsTokenCount (reported beside candidatesTokenCount).
+	thoughtTokens int
+	record        bool
 
 	fault     *Fault
 	failFirst int
@@ -94,6 +99,20 @@ func (b behavior) shouldFail() bool {
 	}
 	return b.failCount.Add(1) <= int64(b.failFirst)
 }
+
+// WithToolCall makes every generation answer a call of the function name with args (a JSON object as text),
+// in each protocol's own tool-call shape, streamed as argument fragments where the protocol streams them.
+func WithToolCall(name, args string) Option {
+	return func(b *behavior) { b.toolName, b.toolArgs = name, args }
+}
+
+// WithText answers text again after WithToolCall (and sets it).
+func WithTextAnswer(s string) Option {
+	return func(b *behavior) { b.toolName, b.toolArgs, b.text = "", "", s }
+}
+
+// WithThoughtTokens sets the thinking tokens a Gemini answer reports (thoughtsTokenCount).
+func WithThoughtTokens(n int) Option { return func(b *behavior) { b.thoughtTokens = n } }
 
 // WithUsage turns usage reporting on or off (non-stream usage objects, the OpenAI include_usage chunk,
 // Responses usage and Anthropic message_start/message_delta usage).

@@ -105,6 +105,7 @@ const (
 	protoOpenAI protocol = iota
 	protoResponses
 	protoAnthropic
+	protoGemini
 )
 
 // call is one request being answered.
@@ -141,6 +142,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.model = gjson.GetBytes(body, "model").String()
 		c.stream = gjson.GetBytes(body, "stream").Bool()
 		c.includeUsage = gjson.GetBytes(body, "stream_options.include_usage").Bool()
+	}
+	if strings.HasPrefix(r.URL.Path, geminiPrefix) {
+		c.p = protoGemini
+		c.geminiTarget() // the model and stream-ness are in the path
 	}
 	var hdr http.Header
 	if cfg.record {
@@ -194,6 +199,9 @@ func (c *call) serve() {
 // route picks the endpoint; it answers 404/405/400 itself and reports false then.
 func (c *call) route() (func(), bool) {
 	path, method := c.r.URL.Path, c.r.Method
+	if c.p == protoGemini {
+		return c.geminiRoute()
+	}
 	var fn func()
 	switch path {
 	case "/v1/models":
@@ -402,6 +410,12 @@ func (c *call) fullText() string { return strings.Join(c.pieces(), "") }
 
 func apiKey(r *http.Request) string {
 	if k := r.Header.Get("x-api-key"); k != "" {
+		return k
+	}
+	if k := r.Header.Get("x-goog-api-key"); k != "" {
+		return k
+	}
+	if k := r.URL.Query().Get("key"); k != "" {
 		return k
 	}
 	a := r.Header.Get("Authorization")

@@ -44,6 +44,10 @@ func outputText(text string) map[string]any {
 
 // responses answers POST /v1/responses; a stream ends with response.completed carrying usage, and no [DONE].
 func (c *call) responses() {
+	if c.b.toolName != "" {
+		c.responsesTool()
+		return
+	}
 	id := "resp_relaytest_" + strconv.Itoa(c.seq)
 	msgID := "msg_relaytest_" + strconv.Itoa(c.seq)
 	text := c.fullText()

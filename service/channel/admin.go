@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,12 +140,10 @@ func unmask(in, old []string) []string {
 // masked entries stand for.
 func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]string, in Input) error {
 	if in.Type != nil {
-		switch *in.Type {
-		case TypeOpenAI, TypeOpenAICompatible, TypeAnthropic:
-			row.Type = *in.Type
-		default:
-			return apperr.Field("type", `must be "openai", "openai-compatible" or "anthropic"`)
+		if !slices.Contains(Types, *in.Type) {
+			return apperr.Field("type", "must be one of "+strings.Join(Types, ", "))
 		}
+		row.Type = *in.Type
 	}
 	if in.Name != nil {
 		n := strings.TrimSpace(*in.Name)

@@ -24,7 +24,12 @@ const (
 	TypeOpenAI           = "openai"
 	TypeOpenAICompatible = "openai-compatible"
 	TypeAnthropic        = "anthropic"
+	TypeGemini           = "gemini" // Google AI Studio (the Gemini API)
 )
+
+// Types lists every channel type, in the order the console offers them; each has an adaptor registered in
+// app/app.go.
+var Types = []string{TypeOpenAI, TypeOpenAICompatible, TypeAnthropic, TypeGemini}
 
 // Channel is a channel as the relay sees it: the row with decrypted keys and lookup sets.
 type Channel struct {

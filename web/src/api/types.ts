@@ -117,7 +117,7 @@ export interface EffectivePrice extends PriceRow {
   group_ratio: string;
 }
 
-export type ChannelType = 'openai' | 'openai-compatible' | 'anthropic';
+export type ChannelType = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
 export type ChannelStatus = 'enabled' | 'disabled' | 'auto_disabled';
 export type HealthState = 'closed' | 'open' | 'half_open' | 'disabled';
 
@@ -258,6 +258,8 @@ export interface UsageLog {
   channel_name?: string;
   channel_id?: number;
   upstream_model?: string;
+  client_protocol?: string;
+  upstream_protocol?: string;
   attempts?: LogAttempt[] | null;
   error_shown?: boolean;
 }

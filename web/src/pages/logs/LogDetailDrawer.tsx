@@ -44,6 +44,15 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
             {log.channel_id !== undefined || log.channel_name ? (
               <Descriptions.Item label={t('logs.channel')}>{log.channel_name || log.channel_id || t('common.none')}</Descriptions.Item>
             ) : null}
+            {log.client_protocol ? (
+              <Descriptions.Item label={t('logs.protocol')}>
+                <Typography.Text className="tg-mono">
+                  {log.upstream_protocol && log.upstream_protocol !== log.client_protocol
+                    ? t('logs.protocolTranslated', { client: log.client_protocol, upstream: log.upstream_protocol })
+                    : log.client_protocol}
+                </Typography.Text>
+              </Descriptions.Item>
+            ) : null}
             <Descriptions.Item label={t('logs.stream')}>{log.stream ? t('common.yes') : t('common.no')}</Descriptions.Item>
             <Descriptions.Item label={t('common.status')}>
               <Tag color={log.status === 'success' ? 'success' : 'error'}>{t(`logs.status_${log.status}`)}</Tag>

@@ -1,7 +1,7 @@
 import type { Channel, ChannelInput, ChannelType } from '../../../api/types';
 import { fromRows, toRows, type KeyValueRow } from '../../../components/KeyValueEditor';
 
-export const CHANNEL_TYPES: ChannelType[] = ['openai', 'openai-compatible', 'anthropic'];
+export const CHANNEL_TYPES: ChannelType[] = ['openai', 'openai-compatible', 'anthropic', 'gemini'];
 
 export interface ChannelFormValues {
   type: ChannelType;
