@@ -37,6 +37,7 @@ type Input struct {
 	Timeouts          *model.Timeouts         `json:"timeouts"`
 	Tag               *string                 `json:"tag"`
 	Breaker           *model.BreakerOverrides `json:"breaker"`
+	HeaderPassthrough *[]string               `json:"header_passthrough"`
 }
 
 // View is a channel as the admin API shows it: keys masked.
@@ -60,6 +61,7 @@ type View struct {
 	Timeouts          model.Timeouts         `json:"timeouts"`
 	Tag               string                 `json:"tag"`
 	Breaker           model.BreakerOverrides `json:"breaker"`
+	HeaderPassthrough []string               `json:"header_passthrough"`
 	CreatedAt         time.Time              `json:"created_at"`
 	Health            any                    `json:"health,omitempty"`
 }
@@ -70,7 +72,7 @@ func ViewOf(c *Channel) *View {
 		Models: nonNil(c.Models.V), ModelMapping: c.ModelMapping.V, Groups: nonNil(c.Groups.V), Priority: c.Priority,
 		Weight: c.Weight, Status: c.Status, HeaderOverride: maskHeaders(c.HeaderOverride), BodyOverride: c.BodyOverride.V,
 		StatusCodeMapping: c.StatusCodeMapping.V, TestModel: c.TestModel, Timeouts: c.Timeouts.V, Tag: c.Tag,
-		Breaker: c.Breaker.V, CreatedAt: c.CreatedAt}
+		Breaker: c.Breaker.V, HeaderPassthrough: nonNil(c.HeaderPassthrough.V), CreatedAt: c.CreatedAt}
 	v.Keys = make([]string, len(c.Keys))
 	for i, k := range c.Keys {
 		v.Keys[i] = secret.Mask(k)
@@ -234,6 +236,13 @@ func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]
 			return err
 		}
 	}
+	if in.HeaderPassthrough != nil {
+		names, err := passthroughNames(*in.HeaderPassthrough)
+		if err != nil {
+			return err
+		}
+		row.HeaderPassthrough.V = names
+	}
 	if in.BodyOverride != nil {
 		row.BodyOverride.V = *in.BodyOverride
 	}
@@ -395,4 +404,35 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// neverPassed are the client headers a channel may not forward: the caller's credentials for the gateway
+// (the upstream gets the channel's own), cookies, and what the HTTP client sets itself.
+var neverPassed = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Cookie", "Proxy-Authorization",
+	"Host", "Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding", "Connection", "Keep-Alive",
+	"Upgrade", "Te", "Trailer", "Accept-Encoding", "X-Forwarded-For", "X-Real-Ip", "Forwarded"}
+
+// passthroughNames validates a header pass-through allowlist: header names (at most 32, each once, case
+// folded), none of neverPassed.
+func passthroughNames(in []string) ([]string, error) {
+	if len(in) > 32 {
+		return nil, apperr.Field("header_passthrough", "at most 32 headers")
+	}
+	out := []string{}
+	for _, n := range in {
+		n = strings.TrimSpace(n)
+		if n == "" || len(n) > 64 || strings.ContainsFunc(n, func(r rune) bool {
+			return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r)
+		}) {
+			return nil, apperr.Field("header_passthrough", "invalid header name")
+		}
+		c := http.CanonicalHeaderKey(n)
+		if slices.Contains(neverPassed, c) {
+			return nil, apperr.Field("header_passthrough", c+" is never forwarded")
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }

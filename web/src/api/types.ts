@@ -142,6 +142,7 @@ export interface Channel {
   weight: number;
   status: ChannelStatus;
   header_override: Record<string, string>;
+  header_passthrough?: string[];
   body_override: { set?: Record<string, unknown>; delete?: string[] };
   status_code_mapping: Record<string, number>;
   test_model: string;

@@ -329,6 +329,8 @@ const en = {
     bodyValue: 'Value',
     addBodySet: 'Add field',
     bodyDelete: 'Fields removed from the body',
+    headerPassthrough: 'Client headers passed through',
+    headerPassthroughHint: 'Headers forwarded from the caller as they came, e.g. User-Agent, session_id, x-app, originator (coding-agent upstreams key their caches on them). Credentials are never forwarded.',
     statusCodeMapping: 'Status code mapping',
     fromStatus: 'Upstream status',
     toStatus: 'Answered as',

@@ -325,6 +325,8 @@ const zhCN = {
     bodyValue: '值',
     addBodySet: '添加字段',
     bodyDelete: '从请求体删除的字段',
+    headerPassthrough: '透传的客户端请求头',
+    headerPassthroughHint: '原样转发调用方的这些请求头，例如 User-Agent、session_id、x-app、originator（编程助手类上游按它们命中缓存）。凭据类请求头永不转发。',
     statusCodeMapping: '状态码映射',
     fromStatus: '上游状态码',
     toStatus: '返回为',

@@ -204,6 +204,14 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
           valuePlaceholder={t('channels.headerValue')}
           addLabel={t('channels.addHeader')}
         />
+        <Form.Item
+          name="header_passthrough"
+          label={t('channels.headerPassthrough')}
+          extra={t('channels.headerPassthroughHint')}
+          style={{ marginTop: 16 }}
+        >
+          <Select mode="tags" open={false} suffixIcon={null} tokenSeparators={[',', ' ']} />
+        </Form.Item>
 
         <Divider titlePlacement="start">{t('channels.bodyOverride')}</Divider>
         <Typography.Paragraph type="secondary">{t('channels.bodySetHint')}</Typography.Paragraph>

@@ -18,6 +18,7 @@ export interface ChannelFormValues {
   header_override: KeyValueRow[];
   body_set: KeyValueRow[];
   body_delete: string[];
+  header_passthrough: string[];
   status_code_mapping: KeyValueRow[];
   test_model?: string;
   timeouts: { connect_ms?: number | null; first_byte_ms?: number | null; idle_ms?: number | null; total_ms?: number | null };
@@ -39,6 +40,7 @@ export const DEFAULT_CHANNEL_VALUES: ChannelFormValues = {
   header_override: [],
   body_set: [],
   body_delete: [],
+  header_passthrough: [],
   status_code_mapping: [],
   test_model: '',
   timeouts: { connect_ms: null, first_byte_ms: null, idle_ms: null, total_ms: null },
@@ -78,6 +80,7 @@ export function channelToForm(channel: Channel): ChannelFormValues {
     header_override: toRows(channel.header_override),
     body_set: toRows(channel.body_override?.set),
     body_delete: channel.body_override?.delete ?? [],
+    header_passthrough: channel.header_passthrough ?? [],
     status_code_mapping: toRows(channel.status_code_mapping),
     test_model: channel.test_model ?? '',
     timeouts: { ...DEFAULT_CHANNEL_VALUES.timeouts, ...channel.timeouts },
@@ -111,6 +114,7 @@ export function formToChannel(values: ChannelFormValues, existing?: Channel): Ch
     priority: values.priority ?? 0,
     weight: values.weight ?? 1,
     header_override: fromRows(values.header_override),
+    header_passthrough: values.header_passthrough ?? [],
     body_override: { set: bodySet, delete: values.body_delete ?? [] },
     status_code_mapping: statusCodes,
     test_model: values.test_model?.trim() ?? '',
