@@ -175,7 +175,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Tokens: a.Tokens, Accounts: a.Accounts, Groups: a.Groups, Channels: a.Channels, Pricing: a.Pricing,
 		Settings: a.Settings, Ledger: a.Ledger, Logs: a.Logs, Cache: a.Cache, Counter: tokencount.New(),
 		Adaptors: adaptor.Registry{
-			channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{},
+			channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{ChatOnly: true},
 			channel.TypeAnthropic: anthropic.Adaptor{}, channel.TypeGemini: gemini.Adaptor{},
 		},
 		Client: relay.NewClient(),

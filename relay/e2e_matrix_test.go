@@ -53,7 +53,7 @@ type matrixWorld struct {
 func newMatrixWorld(t *testing.T) *matrixWorld {
 	w := newWorld(t)
 	var rows []price
-	for _, typ := range []string{"openai", "anthropic", "gemini"} {
+	for _, typ := range matrixUpstreams {
 		up := fake(t, relaytest.ForModel("mx-"+typ+"-tool", relaytest.WithToolCall(matrixTool, matrixArgs)))
 		models := []string{"mx-" + typ + "-text", "mx-" + typ + "-tool"}
 		w.channel(chanSpec{Type: typ, Name: "mx-" + typ, BaseURL: up.URL, Keys: []string{"upstream-" + typ}, Models: models})
@@ -66,6 +66,23 @@ func newMatrixWorld(t *testing.T) *matrixWorld {
 	return &matrixWorld{world: w, key: w.key(p, nil).Key}
 }
 
+// matrixUpstreams are the channel types: openai serves Responses natively, openai-compatible only chat.
+var matrixUpstreams = []string{"openai", "openai-compatible", "anthropic", "gemini"}
+
+// upstreamProtocol is what a channel of type up is sent for a caller speaking client.
+func upstreamProtocol(client, up string) string {
+	switch up {
+	case "openai":
+		if client == "responses" {
+			return "responses"
+		}
+		return "openai"
+	case "openai-compatible":
+		return "openai"
+	}
+	return up
+}
+
 var matrixClients = []matrixClient{
 	{name: "openai chat", proto: "openai", call: callOpenAIChat},
 	{name: "responses", proto: "responses", call: callResponses},
@@ -76,7 +93,7 @@ var matrixClients = []matrixClient{
 func TestMatrix_EveryClientProtocolThroughEveryUpstreamType(t *testing.T) {
 	w := newMatrixWorld(t)
 	for _, cl := range matrixClients {
-		for _, up := range []string{"openai", "anthropic", "gemini"} {
+		for _, up := range matrixUpstreams {
 			for _, stream := range []bool{false, true} {
 				for _, tool := range []bool{false, true} {
 					name := fmt.Sprintf("%s→%s stream=%v tool=%v", cl.proto, up, stream, tool)
@@ -102,8 +119,8 @@ func TestMatrix_EveryClientProtocolThroughEveryUpstreamType(t *testing.T) {
 						}
 						l := w.logOf(id)
 						wantBilled(t, l, 50, 10, 20)
-						if l.ClientProtocol != cl.proto || l.UpstreamProtocol != up {
-							t.Fatalf("log protocols %s→%s, want %s→%s", l.ClientProtocol, l.UpstreamProtocol, cl.proto, up)
+						if want := upstreamProtocol(cl.proto, up); l.ClientProtocol != cl.proto || l.UpstreamProtocol != want {
+							t.Fatalf("log protocols %s→%s, want %s→%s", l.ClientProtocol, l.UpstreamProtocol, cl.proto, want)
 						}
 					})
 				}

@@ -30,7 +30,7 @@ func TestHeaderPassthrough_ForwardsOnlyTheListAndNeverCredentials(t *testing.T) 
 		t.Fatalf("stored allowlist %v, want 3 canonical names", view.HeaderPassthrough)
 	}
 	w.prices()
-	k := w.key(w.user("pt", 1_000_000), nil)
+	k := w.key(w.user("ptuser", 1_000_000), nil)
 	a := w.call("POST", "/v1/chat/completions", k.Key, chatBody("gpt-4o-mini", false),
 		"User-Agent", "codex_cli_rs/0.50", "session_id", "sess-42", "x-app", "cli", "originator", "codex")
 	if a.status != http.StatusOK {

@@ -13,8 +13,10 @@ import (
 	"tollgate/relay/meter"
 )
 
-// Adaptor speaks the OpenAI API.
-type Adaptor struct{}
+// Adaptor speaks the OpenAI API. ChatOnly is an OpenAI-compatible upstream (DeepSeek, vLLM, OpenRouter,
+// one-api style resellers): chat completions, completions and embeddings, but no Responses API, so a
+// Responses call reaching it is translated into chat completions.
+type Adaptor struct{ ChatOnly bool }
 
 var paths = map[adaptor.Endpoint]string{
 	adaptor.ChatCompletions: "/v1/chat/completions",
@@ -24,7 +26,10 @@ var paths = map[adaptor.Endpoint]string{
 }
 
 // Supports implements adaptor.Adaptor.
-func (Adaptor) Supports(e adaptor.Endpoint) bool { _, ok := paths[e]; return ok }
+func (a Adaptor) Supports(e adaptor.Endpoint) bool {
+	_, ok := paths[e]
+	return ok && !(a.ChatOnly && e == adaptor.Responses)
+}
 
 // NewRequest implements adaptor.Adaptor.
 func (Adaptor) NewRequest(ctx context.Context, c *adaptor.Call) (*http.Request, error) {
