@@ -19,6 +19,25 @@ type Target struct {
 	Name string
 	URL  string // base URL, without /v1
 	Key  string // sent as Authorization: Bearer
+	// ModelSuffix is appended to the shot's model: the converted targets call the same load on models only
+	// an anthropic channel serves, so the gateway translates OpenAI chat ⇄ Anthropic Messages.
+	ModelSuffix string
+}
+
+// body is the shot's body for t.
+func (s Shot) body(t Target) []byte {
+	if t.ModelSuffix == "" {
+		return s.Body
+	}
+	m := `"model":"`
+	i := bytes.Index(s.Body, []byte(m))
+	if i < 0 {
+		return s.Body
+	}
+	j := i + len(m) + bytes.IndexByte(s.Body[i+len(m):], '"')
+	out := make([]byte, 0, len(s.Body)+len(t.ModelSuffix))
+	out = append(append(append(out, s.Body[:j]...), t.ModelSuffix...), s.Body[j:]...)
+	return out
 }
 
 // Shot is the request every worker sends.
@@ -63,7 +82,7 @@ func (g *Gen) Close() { g.client.CloseIdleConnections() }
 
 // Do sends one request and measures it; a stream must end with data: [DONE] to count as a success.
 func (g *Gen) Do(ctx context.Context, t Target, s Shot) Sample {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL+s.Path, bytes.NewReader(s.Body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL+s.Path, bytes.NewReader(s.body(t)))
 	if err != nil {
 		return Sample{Err: err}
 	}

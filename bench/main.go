@@ -102,7 +102,8 @@ func run(ctx context.Context, cfg config) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	up := relaytest.New(relaytest.ForModel(modelPaced, relaytest.WithChunks(pacedChunks), relaytest.WithChunkDelay(pacedDelay)))
+	paced := []relaytest.Option{relaytest.WithChunks(pacedChunks), relaytest.WithChunkDelay(pacedDelay)}
+	up := relaytest.New(relaytest.ForModel(modelPaced, paced...), relaytest.ForModel(modelPaced+convSuffix, paced...))
 	defer up.Close()
 	targets := []Target{{Name: "direct", URL: up.URL, Key: "bench-upstream-key"}}
 
@@ -279,6 +280,9 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 			}
 			if err == nil {
 				targets = append(targets, Target{Name: "tollgate-" + shape, URL: base, Key: key})
+				if shape == "sqlite" { // the translated path, measured once: the protocol work is the same on both shapes
+					targets = append(targets, Target{Name: "tollgate-" + shape + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
+				}
 				continue
 			}
 		}

@@ -23,6 +23,7 @@ const rootPassword = "Bench-root-Passw0rd!"
 const (
 	modelFast   = "bench-model"
 	modelPaced  = "bench-stream"
+	convSuffix  = "-conv" // a target and model name suffix: served by an anthropic channel (translated)
 	pacedChunks = 20
 	pacedDelay  = 5 * time.Millisecond
 )
@@ -134,9 +135,20 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (st
 	if err := a.call(ctx, http.MethodPost, "/api/admin/channels", channel, &ch); err != nil {
 		return "", err
 	}
+	// The same models under convSuffix live on an anthropic channel only: OpenAI chat calls to them are
+	// translated to Messages and back.
+	conv := map[string]any{
+		"type": "anthropic", "name": "bench-conv", "base_url": up.URL, "keys": []string{"bench-upstream-key"},
+		"models": []string{modelFast + convSuffix, modelPaced + convSuffix}, "groups": []string{"default"},
+	}
+	if err := a.call(ctx, http.MethodPost, "/api/admin/channels", conv, nil); err != nil {
+		return "", err
+	}
 	prices := []map[string]string{
 		{"model": modelFast, "input": "1", "output": "2"},
 		{"model": modelPaced, "input": "1", "output": "2"},
+		{"model": modelFast + convSuffix, "input": "1", "output": "2"},
+		{"model": modelPaced + convSuffix, "input": "1", "output": "2"},
 	}
 	if err := a.call(ctx, http.MethodPut, "/api/admin/pricing", prices, nil); err != nil {
 		return "", err
@@ -158,16 +170,19 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (st
 	if !strings.HasPrefix(tok.Key, "sk-") {
 		return "", fmt.Errorf("POST /api/tokens: no sk- key in answer")
 	}
-	err := probe(ctx, base, tok.Key)
+	err := probe(ctx, base, tok.Key, "")
 	if err != nil && sawPathWithoutV1(up) {
 		// The channel wants the base URL with /v1; try that before giving up.
 		patch := map[string]any{"base_url": up.URL + "/v1"}
 		if perr := a.call(ctx, http.MethodPatch, fmt.Sprintf("/api/admin/channels/%d", ch.ID), patch, nil); perr == nil {
-			err = probe(ctx, base, tok.Key)
+			err = probe(ctx, base, tok.Key, "")
 		}
 	}
 	if err != nil {
 		return "", fmt.Errorf("relayed call through the new channel failed: %w", err)
+	}
+	if err := probe(ctx, base, tok.Key, convSuffix); err != nil {
+		return "", fmt.Errorf("translated call through the anthropic channel failed: %w", err)
 	}
 	return tok.Key, nil
 }
@@ -184,10 +199,10 @@ func sawPathWithoutV1(up *relaytest.Upstream) bool {
 
 // probe retries one non-stream and one stream call for a few seconds (config reaches the router
 // asynchronously).
-func probe(ctx context.Context, base, key string) error {
+func probe(ctx context.Context, base, key, suffix string) error {
 	g := NewGen(10 * time.Second)
 	defer g.Close()
-	t := Target{Name: "probe", URL: base, Key: key}
+	t := Target{Name: "probe", URL: base, Key: key, ModelSuffix: suffix}
 	var last error
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
 		s := g.Do(ctx, t, shotPlain())

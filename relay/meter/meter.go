@@ -91,11 +91,16 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 		case "message_delta":
 			m.anthropicUsage(gjson.GetBytes(data, "usage"), true)
 		case "content_block_delta":
-			m.text.WriteString(gjson.GetBytes(data, "delta.text").String())
+			// Text, thinking and tool-call arguments are all generated output: a cut stream is counted by them.
+			d := gjson.GetManyBytes(data, "delta.text", "delta.thinking", "delta.partial_json")
+			for _, v := range d {
+				m.text.WriteString(v.String())
+			}
 		}
 	case adaptor.Responses:
 		switch gjson.GetBytes(data, "type").String() {
-		case "response.output_text.delta":
+		case "response.output_text.delta", "response.function_call_arguments.delta", "response.reasoning_summary_text.delta",
+			"response.reasoning_text.delta", "response.custom_tool_call_input.delta":
 			m.text.WriteString(gjson.GetBytes(data, "delta").String())
 		case "response.completed", "response.incomplete", "response.failed":
 			m.openAIUsage(gjson.GetBytes(data, "response.usage"))
@@ -107,7 +112,13 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 		}
 		choices := res[1]
 		choices.ForEach(func(_, ch gjson.Result) bool {
-			m.text.WriteString(ch.Get("delta.content").String())
+			d := ch.Get("delta")
+			m.text.WriteString(d.Get("content").String())
+			m.text.WriteString(d.Get("reasoning_content").String())
+			d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
+				m.text.WriteString(a.String())
+				return true
+			})
 			m.text.WriteString(ch.Get("text").String())
 			return true
 		})
@@ -195,6 +206,9 @@ func (m *Meter) geminiText(cands gjson.Result) {
 	cands.ForEach(func(_, c gjson.Result) bool {
 		c.Get("content.parts").ForEach(func(_, p gjson.Result) bool {
 			m.text.WriteString(p.Get("text").String())
+			if args := p.Get("functionCall.args"); args.Exists() {
+				m.text.WriteString(args.Raw)
+			}
 			return true
 		})
 		return true

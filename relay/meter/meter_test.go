@@ -96,3 +96,29 @@ func TestEvent_GeminiUsageIsCumulativeLastWins(t *testing.T) {
 		t.Fatal("chunks without usageMetadata report no usage")
 	}
 }
+
+// A stream cut before its usage is counted from everything generated so far: text, thinking and tool-call
+// arguments alike, in every protocol.
+func TestEvent_TextKeepsToolArgumentsAndThinking(t *testing.T) {
+	cases := []struct {
+		ep     adaptor.Endpoint
+		events []string
+	}{
+		{adaptor.Messages, []string{`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"ab"}}`,
+			`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"cd"}}`}},
+		{adaptor.ChatCompletions, []string{`{"choices":[{"delta":{"reasoning_content":"ab"}}]}`,
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"cd"}}]}}]}`}},
+		{adaptor.Responses, []string{`{"type":"response.reasoning_summary_text.delta","delta":"ab"}`,
+			`{"type":"response.function_call_arguments.delta","delta":"cd"}`}},
+		{adaptor.GenerateContent, []string{`{"candidates":[{"content":{"parts":[{"text":"ab","thought":true},{"functionCall":{"name":"f","args":"cd"}}]}}]}`}},
+	}
+	for _, tc := range cases {
+		m := New(tc.ep)
+		for _, e := range tc.events {
+			m.Event("", []byte(e))
+		}
+		if got := m.Text(); got != "ab"+"cd" && got != `ab"cd"` {
+			t.Errorf("%v: text %q", tc.ep, got)
+		}
+	}
+}
