@@ -1,0 +1,613 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"tollgate/relay/adaptor"
+)
+
+// oaiCodec is the OpenAI chat completions codec: requests here, answers and errors in openai_answer.go, streams
+// in openai_stream.go. now stamps the created field of answers and chunks (nil: the wall clock); tests fix it.
+type oaiCodec struct {
+	now func() time.Time
+}
+
+func init() { register(oaiCodec{}) }
+
+// Protocol implements Codec.
+func (oaiCodec) Protocol() adaptor.Protocol { return adaptor.OpenAI }
+
+// unix is the created timestamp of an answer or a stream, in unix seconds.
+func (c oaiCodec) unix() int64 {
+	if c.now != nil {
+		return c.now().Unix()
+	}
+	return time.Now().Unix()
+}
+
+// oaiRequest is a chat completions request body as a client sends it. Fields that take several shapes are
+// kept raw and read by ParseRequest; fields that do not change the answer (store, metadata, service_tier,
+// prompt_cache_key, safety_identifier, prediction, ...) are not read at all.
+type oaiRequest struct {
+	Model               string          `json:"model"`
+	Messages            []oaiMessage    `json:"messages"`
+	Tools               []oaiTool       `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls   *bool           `json:"parallel_tool_calls"`
+	MaxTokens           *int64          `json:"max_tokens"`
+	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
+	Temperature         *float64        `json:"temperature"`
+	TopP                *float64        `json:"top_p"`
+	Stop                json.RawMessage `json:"stop"`
+	ResponseFormat      *oaiFormat      `json:"response_format"`
+	ReasoningEffort     string          `json:"reasoning_effort"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	User             string          `json:"user"`
+	N                *int64          `json:"n"`
+	PresencePenalty  *float64        `json:"presence_penalty"`
+	FrequencyPenalty *float64        `json:"frequency_penalty"`
+	Seed             *int64          `json:"seed"`
+	Logprobs         *bool           `json:"logprobs"`
+	TopLogprobs      *int64          `json:"top_logprobs"`
+	LogitBias        json.RawMessage `json:"logit_bias"`
+	// The legacy function-calling fields, read as tools.
+	Functions    []oaiFunction   `json:"functions"`
+	FunctionCall json.RawMessage `json:"function_call"`
+	// Fields that change the answer and that no other protocol expresses: refused when set.
+	Modalities       []string        `json:"modalities"`
+	Audio            json.RawMessage `json:"audio"`
+	WebSearchOptions json.RawMessage `json:"web_search_options"`
+	Verbosity        string          `json:"verbosity"`
+}
+
+// oaiMessage is one entry of messages, whatever its role. Content is a string, an array of parts or null.
+type oaiMessage struct {
+	Role         string          `json:"role"`
+	Content      json.RawMessage `json:"content"`
+	ToolCalls    []oaiToolCall   `json:"tool_calls"`
+	ToolCallID   string          `json:"tool_call_id"`
+	Name         string          `json:"name"`
+	FunctionCall *oaiCall        `json:"function_call"`
+	Refusal      string          `json:"refusal"`
+	Audio        json.RawMessage `json:"audio"`
+}
+
+// oaiToolCall is an assistant tool call: {id, type "function", function {name, arguments}}.
+type oaiToolCall struct {
+	ID       string  `json:"id"`
+	Type     string  `json:"type,omitempty"`
+	Function oaiCall `json:"function"`
+}
+
+// oaiCall is a function call's name and its arguments as a JSON text.
+type oaiCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// oaiPart is one content part: text, image_url, refusal, or a kind no other protocol carries (input_audio,
+// file). image_url is {url, detail} (a bare string is accepted too).
+type oaiPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Refusal  string          `json:"refusal"`
+	ImageURL json.RawMessage `json:"image_url"`
+}
+
+// oaiImageURL is an image_url part's object.
+type oaiImageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// oaiTool is one entry of tools: {type "function", function {...}} (custom tools are refused).
+type oaiTool struct {
+	Type     string       `json:"type"`
+	Function *oaiFunction `json:"function"`
+}
+
+// oaiFunction is a function tool's definition (also the legacy functions entries).
+type oaiFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Strict      *bool           `json:"strict,omitempty"`
+}
+
+// oaiFormat is response_format: text, json_object, or json_schema {name, schema, strict}.
+type oaiFormat struct {
+	Type       string `json:"type"`
+	JSONSchema *struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict *bool           `json:"strict"`
+	} `json:"json_schema"`
+}
+
+// oaiGiven says whether a raw field holds a value (absent and null are both "not given").
+func oaiGiven(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+// ParseRequest implements Codec: a chat completions body in canonical form. System and developer messages go
+// to System in order (wherever they stood); tool messages become tool results in user messages (consecutive
+// ones in one message); reasoning_content the caller sends back in history is not the caller's content and is
+// not read.
+func (oaiCodec) ParseRequest(body []byte) (*Request, error) {
+	var w oaiRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, oaiDecodeError(err)
+	}
+	if w.Messages == nil {
+		return nil, &Invalid{Field: "messages", Why: "is required"}
+	}
+	if len(w.Messages) == 0 {
+		return nil, &Invalid{Field: "messages", Why: "must hold at least one message"}
+	}
+	if err := oaiRefuseExtras(&w); err != nil {
+		return nil, err
+	}
+	r := &Request{Model: w.Model, Stream: w.Stream, User: w.User, ParallelToolCalls: w.ParallelToolCalls,
+		Temperature: w.Temperature, TopP: w.TopP, PresencePenalty: w.PresencePenalty,
+		FrequencyPenalty: w.FrequencyPenalty, Seed: w.Seed}
+	if w.StreamOptions != nil {
+		r.IncludeUsage = w.StreamOptions.IncludeUsage
+	}
+	switch {
+	case w.MaxCompletionTokens != nil:
+		r.MaxTokens = *w.MaxCompletionTokens
+	case w.MaxTokens != nil:
+		r.MaxTokens = *w.MaxTokens
+	}
+	if w.N != nil {
+		r.N = *w.N
+	}
+	if w.Logprobs != nil {
+		r.Logprobs = *w.Logprobs
+	}
+	if w.TopLogprobs != nil {
+		r.TopLogprobs = *w.TopLogprobs
+	}
+	if oaiGiven(w.LogitBias) {
+		var m map[string]float64
+		if json.Unmarshal(w.LogitBias, &m) != nil {
+			return nil, &Invalid{Field: "logit_bias", Why: "must be an object of token ids to numbers"}
+		}
+		if len(m) > 0 {
+			r.LogitBias = w.LogitBias
+		}
+	}
+	var err error
+	if r.Stop, err = oaiParseStop(w.Stop); err != nil {
+		return nil, err
+	}
+	if r.ResponseFormat, err = oaiParseFormat(w.ResponseFormat); err != nil {
+		return nil, err
+	}
+	switch w.ReasoningEffort {
+	case "":
+	case "none":
+		r.Reasoning = &Reasoning{Enabled: false}
+	default:
+		r.Reasoning = &Reasoning{Effort: w.ReasoningEffort, Enabled: true}
+	}
+	if r.Tools, err = oaiParseTools(w.Tools, w.Functions); err != nil {
+		return nil, err
+	}
+	if r.ToolChoice, err = oaiParseToolChoice(w.ToolChoice, "tool_choice"); err != nil {
+		return nil, err
+	}
+	if r.ToolChoice == nil && oaiGiven(w.FunctionCall) {
+		if r.ToolChoice, err = oaiParseToolChoice(w.FunctionCall, "function_call"); err != nil {
+			return nil, err
+		}
+	}
+	if err = oaiParseMessages(r, w.Messages); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// oaiDecodeError turns an encoding/json failure into the *Invalid naming the field that had the wrong type.
+func oaiDecodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "body"
+		}
+		return &Invalid{Field: field, Why: "must be " + oaiTypeWord(te.Type.Kind().String()) + ", not a JSON " + te.Value}
+	}
+	return &Invalid{Field: "body", Why: "is not valid JSON: " + err.Error()}
+}
+
+// oaiTypeWord names a Go kind as the JSON type the caller should have sent.
+func oaiTypeWord(kind string) string {
+	switch {
+	case kind == "string":
+		return "a string"
+	case kind == "bool":
+		return "a boolean"
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"):
+		return "an integer"
+	case strings.HasPrefix(kind, "float"):
+		return "a number"
+	case kind == "slice":
+		return "an array"
+	}
+	return "an object"
+}
+
+// oaiRefuseExtras refuses the request fields that change the answer and that canonical cannot carry: audio
+// output, built-in web search, and a non-default verbosity.
+func oaiRefuseExtras(w *oaiRequest) error {
+	for _, m := range w.Modalities {
+		if m != "text" {
+			return &Invalid{Field: "modalities", Why: "only text output can be translated for another protocol's upstream"}
+		}
+	}
+	if oaiGiven(w.Audio) {
+		return &Invalid{Field: "audio", Why: "audio output cannot be translated for another protocol's upstream"}
+	}
+	if oaiGiven(w.WebSearchOptions) {
+		return &Invalid{Field: "web_search_options", Why: "built-in web search cannot be translated for another protocol's upstream"}
+	}
+	if w.Verbosity != "" && w.Verbosity != "medium" {
+		return &Invalid{Field: "verbosity", Why: "has no equivalent in another protocol"}
+	}
+	return nil
+}
+
+// oaiParseStop reads stop: a string, an array of strings, or null.
+func oaiParseStop(raw json.RawMessage) ([]string, error) {
+	if !oaiGiven(raw) {
+		return nil, nil
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		if one == "" {
+			return nil, nil
+		}
+		return []string{one}, nil
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) != nil {
+		return nil, &Invalid{Field: "stop", Why: "must be a string or an array of strings"}
+	}
+	return many, nil
+}
+
+// oaiParseFormat reads response_format.
+func oaiParseFormat(f *oaiFormat) (*ResponseFormat, error) {
+	if f == nil {
+		return nil, nil
+	}
+	switch f.Type {
+	case "text", "json_object":
+		return &ResponseFormat{Type: f.Type}, nil
+	case "json_schema":
+		if f.JSONSchema == nil {
+			return nil, &Invalid{Field: "response_format.json_schema", Why: "is required when type is json_schema"}
+		}
+		rf := &ResponseFormat{Type: "json_schema", Name: f.JSONSchema.Name, Strict: f.JSONSchema.Strict != nil && *f.JSONSchema.Strict}
+		if oaiGiven(f.JSONSchema.Schema) {
+			rf.Schema = f.JSONSchema.Schema
+		}
+		return rf, nil
+	}
+	return nil, &Invalid{Field: "response_format.type", Why: fmt.Sprintf("%q is not text, json_object or json_schema", f.Type)}
+}
+
+// oaiParseTools reads tools (function tools only) and the legacy functions list.
+func oaiParseTools(tools []oaiTool, functions []oaiFunction) ([]Tool, error) {
+	var out []Tool
+	for i, t := range tools {
+		if t.Type != "" && t.Type != "function" {
+			return nil, &Invalid{Field: fmt.Sprintf("tools[%d].type", i), Why: fmt.Sprintf("%q tools cannot be translated for another protocol's upstream", t.Type)}
+		}
+		if t.Function == nil || t.Function.Name == "" {
+			return nil, &Invalid{Field: fmt.Sprintf("tools[%d].function.name", i), Why: "is required"}
+		}
+		out = append(out, oaiTool2Canon(t.Function))
+	}
+	for i, f := range functions {
+		if f.Name == "" {
+			return nil, &Invalid{Field: fmt.Sprintf("functions[%d].name", i), Why: "is required"}
+		}
+		out = append(out, oaiTool2Canon(&f))
+	}
+	return out, nil
+}
+
+// oaiTool2Canon is one function definition in canonical form.
+func oaiTool2Canon(f *oaiFunction) Tool {
+	t := Tool{Name: f.Name, Description: f.Description, Strict: f.Strict != nil && *f.Strict}
+	if oaiGiven(f.Parameters) {
+		t.Parameters = f.Parameters
+	}
+	return t
+}
+
+// oaiParseToolChoice reads tool_choice ("auto", "none", "required", {type function, function {name}}) or the
+// legacy function_call ("auto", "none", {name}); field names the one being read.
+func oaiParseToolChoice(raw json.RawMessage, field string) (*ToolChoice, error) {
+	if !oaiGiven(raw) {
+		return nil, nil
+	}
+	var word string
+	if json.Unmarshal(raw, &word) == nil {
+		switch word {
+		case "auto":
+			return &ToolChoice{Mode: ToolAuto}, nil
+		case "none":
+			return &ToolChoice{Mode: ToolNone}, nil
+		case "required":
+			if field == "tool_choice" {
+				return &ToolChoice{Mode: ToolRequired}, nil
+			}
+		}
+		return nil, &Invalid{Field: field, Why: fmt.Sprintf("%q is not a tool choice", word)}
+	}
+	var obj struct {
+		Type     string `json:"type"`
+		Name     string `json:"name"`
+		Function *struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil, &Invalid{Field: field, Why: "must be a string or an object"}
+	}
+	name := obj.Name
+	if obj.Function != nil {
+		name = obj.Function.Name
+	}
+	if obj.Type != "" && obj.Type != "function" {
+		return nil, &Invalid{Field: field + ".type", Why: fmt.Sprintf("%q tool choices cannot be translated for another protocol's upstream", obj.Type)}
+	}
+	if name == "" {
+		return nil, &Invalid{Field: field + ".function.name", Why: "is required"}
+	}
+	return &ToolChoice{Mode: ToolNamed, Name: name}, nil
+}
+
+// oaiParseMessages reads messages into r.System and r.Messages.
+func oaiParseMessages(r *Request, msgs []oaiMessage) error {
+	names := map[string]string{}  // tool call id -> function name, for the results (Gemini matches by name)
+	lastFn := map[string]string{} // legacy function_call: function name -> the id synthesized for its last call
+	for i, m := range msgs {
+		at := fmt.Sprintf("messages[%d]", i)
+		switch m.Role {
+		case "system", "developer":
+			parts, err := oaiTextParts(m.Content, at+".content")
+			if err != nil {
+				return err
+			}
+			r.System = append(r.System, parts...)
+		case "user":
+			parts, err := oaiUserParts(m.Content, at+".content")
+			if err != nil {
+				return err
+			}
+			r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: parts})
+		case "assistant":
+			if oaiGiven(m.Audio) {
+				return &Invalid{Field: at + ".audio", Why: "audio answers cannot be translated for another protocol's upstream"}
+			}
+			parts, err := oaiAssistantParts(&m, at, i, names, lastFn)
+			if err != nil {
+				return err
+			}
+			if len(parts) > 0 {
+				r.Messages = append(r.Messages, Message{Role: RoleAssistant, Parts: parts})
+			}
+		case "tool", "function":
+			id := m.ToolCallID
+			name := names[id]
+			if m.Role == "function" {
+				name = m.Name
+				id = lastFn[m.Name]
+				if id == "" {
+					id = "call_" + m.Name
+				}
+			} else if id == "" {
+				return &Invalid{Field: at + ".tool_call_id", Why: "is required"}
+			}
+			content, err := oaiTextParts(m.Content, at+".content")
+			if err != nil {
+				return err
+			}
+			part := Part{Kind: PartToolResult, ToolResult: &ToolResult{CallID: id, Name: name, Content: content}}
+			if n := len(r.Messages); n > 0 && oaiAllResults(r.Messages[n-1]) {
+				r.Messages[n-1].Parts = append(r.Messages[n-1].Parts, part)
+			} else {
+				r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: []Part{part}})
+			}
+		default:
+			return &Invalid{Field: at + ".role", Why: fmt.Sprintf("%q is not system, developer, user, assistant or tool", m.Role)}
+		}
+	}
+	return nil
+}
+
+// oaiAllResults says whether m is a user message of tool results only (where the next tool message joins).
+func oaiAllResults(m Message) bool {
+	if m.Role != RoleUser || len(m.Parts) == 0 {
+		return false
+	}
+	for _, p := range m.Parts {
+		if p.Kind != PartToolResult {
+			return false
+		}
+	}
+	return true
+}
+
+// oaiContentParts reads a content field (string, array of parts or null) into raw parts; a string is one text
+// part.
+func oaiContentParts(raw json.RawMessage, field string) ([]oaiPart, error) {
+	raw = bytes.TrimSpace(raw)
+	if !oaiGiven(raw) {
+		return nil, nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, &Invalid{Field: field, Why: "is not a valid string"}
+		}
+		if s == "" {
+			return nil, nil
+		}
+		return []oaiPart{{Type: "text", Text: s}}, nil
+	case '[':
+		var parts []oaiPart
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return nil, &Invalid{Field: field + "[]." + te.Field, Why: "must be " + oaiTypeWord(te.Type.Kind().String())}
+			}
+			return nil, &Invalid{Field: field, Why: "must be an array of content parts"}
+		}
+		return parts, nil
+	}
+	return nil, &Invalid{Field: field, Why: "must be a string or an array of content parts"}
+}
+
+// oaiTextParts reads content that may only hold text (system, developer and tool messages).
+func oaiTextParts(raw json.RawMessage, field string) ([]Part, error) {
+	parts, err := oaiContentParts(raw, field)
+	if err != nil {
+		return nil, err
+	}
+	var out []Part
+	for j, p := range parts {
+		if p.Type != "text" {
+			return nil, &Invalid{Field: fmt.Sprintf("%s[%d].type", field, j), Why: fmt.Sprintf("%q parts are not allowed here (text only)", p.Type)}
+		}
+		out = append(out, Part{Kind: PartText, Text: p.Text})
+	}
+	return out, nil
+}
+
+// oaiUserParts reads a user message's content: text and images; audio and files are refused.
+func oaiUserParts(raw json.RawMessage, field string) ([]Part, error) {
+	parts, err := oaiContentParts(raw, field)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Part, 0, len(parts))
+	for j, p := range parts {
+		at := fmt.Sprintf("%s[%d]", field, j)
+		switch p.Type {
+		case "text":
+			out = append(out, Part{Kind: PartText, Text: p.Text})
+		case "image_url":
+			img, err := oaiParseImage(p.ImageURL, at+".image_url")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Part{Kind: PartImage, Image: img})
+		case "input_audio", "file":
+			return nil, &Invalid{Field: at + ".type", Why: fmt.Sprintf("%q parts cannot be translated for another protocol's upstream", p.Type)}
+		default:
+			return nil, &Invalid{Field: at + ".type", Why: fmt.Sprintf("%q is not a known content part type", p.Type)}
+		}
+	}
+	return out, nil
+}
+
+// oaiParseImage reads an image_url ({url, detail} or a bare URL string); a data: URL becomes base64 Data with
+// its MediaType.
+func oaiParseImage(raw json.RawMessage, field string) (*Image, error) {
+	var u oaiImageURL
+	if err := json.Unmarshal(raw, &u); err != nil {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, &Invalid{Field: field, Why: "must be an object {url, detail}"}
+		}
+		u.URL = s
+	}
+	if u.URL == "" {
+		return nil, &Invalid{Field: field + ".url", Why: "is required"}
+	}
+	img := &Image{URL: u.URL, Detail: u.Detail}
+	if rest, ok := strings.CutPrefix(u.URL, "data:"); ok {
+		if meta, data, ok := strings.Cut(rest, ","); ok {
+			if mt, ok := strings.CutSuffix(meta, ";base64"); ok {
+				img.URL, img.MediaType, img.Data = "", mt, data
+			}
+		}
+	}
+	return img, nil
+}
+
+// oaiAssistantParts reads an assistant message: text (content parts, refusal), tool calls and the legacy
+// function_call (an id is synthesized, remembered in lastFn for the function message that answers it).
+func oaiAssistantParts(m *oaiMessage, at string, i int, names, lastFn map[string]string) ([]Part, error) {
+	raw, err := oaiContentParts(m.Content, at+".content")
+	if err != nil {
+		return nil, err
+	}
+	var parts []Part
+	for j, p := range raw {
+		switch p.Type {
+		case "text":
+			parts = append(parts, Part{Kind: PartText, Text: p.Text})
+		case "refusal":
+			parts = append(parts, Part{Kind: PartText, Text: p.Refusal})
+		default:
+			return nil, &Invalid{Field: fmt.Sprintf("%s.content[%d].type", at, j), Why: fmt.Sprintf("%q parts are not allowed in assistant messages", p.Type)}
+		}
+	}
+	if m.Refusal != "" {
+		parts = append(parts, Part{Kind: PartText, Text: m.Refusal})
+	}
+	for j, tc := range m.ToolCalls {
+		field := fmt.Sprintf("%s.tool_calls[%d]", at, j)
+		if tc.Type != "" && tc.Type != "function" {
+			return nil, &Invalid{Field: field + ".type", Why: fmt.Sprintf("%q tool calls cannot be translated for another protocol's upstream", tc.Type)}
+		}
+		id := tc.ID
+		if id == "" {
+			id = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
+		}
+		args, err := oaiArgs(tc.Function.Arguments, field+".function.arguments")
+		if err != nil {
+			return nil, err
+		}
+		names[id] = tc.Function.Name
+		parts = append(parts, Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: id, Name: tc.Function.Name, Args: args}})
+	}
+	if fc := m.FunctionCall; fc != nil {
+		args, err := oaiArgs(fc.Arguments, at+".function_call.arguments")
+		if err != nil {
+			return nil, err
+		}
+		id := "call_" + strconv.Itoa(i)
+		lastFn[fc.Name], names[id] = id, fc.Name
+		parts = append(parts, Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: id, Name: fc.Name, Args: args}})
+	}
+	return parts, nil
+}
+
+// oaiArgs checks a tool call's arguments text: JSON ("" is "{}").
+func oaiArgs(args, field string) (string, error) {
+	if strings.TrimSpace(args) == "" {
+		return "{}", nil
+	}
+	if !json.Valid([]byte(args)) {
+		return "", &Invalid{Field: field, Why: "is not valid JSON"}
+	}
+	return args, nil
+}

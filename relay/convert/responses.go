@@ -1,0 +1,990 @@
+package convert
+
+// The OpenAI Responses API codec (POST /v1/responses): this file reads and writes requests;
+// responses_answer.go the complete answers and errors, responses_stream.go the streams.
+//
+// Responses items map to canonical messages this way: message items by role (system and developer messages,
+// wherever they stand in input, join System in order, after instructions); reasoning items become assistant
+// thinking parts (the summary texts joined, encrypted_content as the Signature, so a signature another
+// protocol gave the caller comes back as it went); function_call / custom_tool_call / local_shell_call
+// items become assistant tool calls, and their outputs user tool results. Consecutive items of one role
+// join one message (an assistant turn is its reasoning, text and calls; the next user turn starts with the
+// call outputs).
+//
+// The canonical Tool has no kind, so the two tool kinds Responses has beyond functions travel as function
+// tools whose Parameters are exactly rspCustomParams (a freeform "custom" tool) or rspShellParams (the
+// "local_shell" tool); the encoder recognises them by those bytes to answer the caller with the item its
+// tool kind calls for.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"tollgate/relay/adaptor"
+)
+
+// rspCodec is the Responses API codec.
+type rspCodec struct{}
+
+// init registers the codec.
+func init() { register(rspCodec{}) }
+
+// Protocol implements Codec.
+func (rspCodec) Protocol() adaptor.Protocol { return adaptor.ResponsesAPI }
+
+// rspCustomParams is the schema a freeform custom tool is offered with as a function: one string, the raw
+// input. Its description is distinctive so that no caller's own function tool has these exact bytes.
+const rspCustomParams = `{"type":"object","properties":{"input":{"type":"string","description":"The raw input for this freeform tool, written exactly as the tool description says."}},"required":["input"],"additionalProperties":false}`
+
+// rspShellName is the function name the local_shell tool is offered as.
+const rspShellName = "local_shell"
+
+// rspShellParams is the schema the local_shell tool is offered with as a function.
+const rspShellParams = `{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"},"description":"The command to run, as an argv array."},"workdir":{"type":"string","description":"The working directory to run the command in."},"timeout_ms":{"type":"number","description":"The timeout for the command in milliseconds."}},"required":["command"],"additionalProperties":false}`
+
+// rspShellDescription is the local_shell tool's description (Responses declares it with no text at all).
+const rspShellDescription = "Runs a shell command on the user's machine and returns its output."
+
+// rspSigPrefix marks a thinking Signature that is a Responses upstream's encrypted_content: only those go
+// back to a Responses upstream (as reasoning items); other protocols' signatures mean nothing to it.
+const rspSigPrefix = "responses:"
+
+// rspRedactedPrefix marks an encrypted_content the encoder wrote for Anthropic redacted thinking, so that it
+// comes back as redacted thinking (Data) and not as a thinking signature.
+const rspRedactedPrefix = "redacted_thinking:"
+
+// rspNoState is why requests that lean on stored state are refused.
+const rspNoState = "the gateway keeps no conversation state; send the whole input"
+
+// rspRefuse is a caller's field the canonical form cannot carry to any other protocol. ParseRequest runs
+// before the upstream is known, so Target is the caller's own protocol (as the other codecs do) and Why
+// says what is missing.
+func rspRefuse(field, why string) *Unsupported {
+	return &Unsupported{Field: field, Target: adaptor.ResponsesAPI, Why: why}
+}
+
+// rspRequestIn is a Responses request body as read; polymorphic fields stay raw.
+type rspRequestIn struct {
+	Model              string            `json:"model"`
+	Instructions       json.RawMessage   `json:"instructions"`
+	Input              json.RawMessage   `json:"input"`
+	Tools              []json.RawMessage `json:"tools"`
+	ToolChoice         json.RawMessage   `json:"tool_choice"`
+	ParallelToolCalls  *bool             `json:"parallel_tool_calls"`
+	MaxOutputTokens    *int64            `json:"max_output_tokens"`
+	Temperature        *float64          `json:"temperature"`
+	TopP               *float64          `json:"top_p"`
+	TopLogprobs        *int64            `json:"top_logprobs"`
+	Text               *rspTextIn        `json:"text"`
+	Reasoning          *rspReasoningIn   `json:"reasoning"`
+	Stream             *bool             `json:"stream"`
+	User               *string           `json:"user"`
+	PreviousResponseID *string           `json:"previous_response_id"`
+	Conversation       json.RawMessage   `json:"conversation"`
+	Prompt             json.RawMessage   `json:"prompt"`
+	Background         *bool             `json:"background"`
+	Include            []string          `json:"include"`
+}
+
+// rspTextIn is the request's text options (verbosity is ignored).
+type rspTextIn struct {
+	Format json.RawMessage `json:"format"`
+}
+
+// rspFormatIn is text.format.
+type rspFormatIn struct {
+	Type   string          `json:"type"`
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict *bool           `json:"strict"`
+}
+
+// rspReasoningIn is the request's reasoning options.
+type rspReasoningIn struct {
+	Effort          *string `json:"effort"`
+	Summary         *string `json:"summary"`
+	GenerateSummary *string `json:"generate_summary"` // the deprecated name of summary
+}
+
+// rspItemIn is one input item, whatever its type.
+type rspItemIn struct {
+	Type             string          `json:"type"`
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	ID               string          `json:"id"`
+	CallID           string          `json:"call_id"`
+	Name             string          `json:"name"`
+	Arguments        *string         `json:"arguments"`
+	Input            *string         `json:"input"`
+	Output           json.RawMessage `json:"output"`
+	Summary          []rspSummaryIn  `json:"summary"`
+	EncryptedContent *string         `json:"encrypted_content"`
+	Action           *rspActionIn    `json:"action"`
+}
+
+// rspSummaryIn is one reasoning summary part.
+type rspSummaryIn struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// rspActionIn is a local_shell_call's action.
+type rspActionIn struct {
+	Type             string   `json:"type"`
+	Command          []string `json:"command"`
+	WorkingDirectory string   `json:"working_directory"`
+	TimeoutMS        *int64   `json:"timeout_ms"`
+}
+
+// rspPartIn is one content part of a message or of a tool output.
+type rspPartIn struct {
+	Type     string  `json:"type"`
+	Text     string  `json:"text"`
+	Refusal  string  `json:"refusal"`
+	ImageURL *string `json:"image_url"`
+	FileID   string  `json:"file_id"`
+	Detail   string  `json:"detail"`
+}
+
+// rspToolIn is one declared tool, whatever its type.
+type rspToolIn struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      *bool           `json:"strict"`
+	Format      *rspToolFormat  `json:"format"`
+}
+
+// rspToolFormat is a custom tool's input format: text, or a grammar (lark or regex) with its definition.
+type rspToolFormat struct {
+	Type       string `json:"type"`
+	Syntax     string `json:"syntax"`
+	Definition string `json:"definition"`
+}
+
+// rspToolChoiceIn is tool_choice as an object.
+type rspToolChoiceIn struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
+}
+
+// rspPresent says whether a raw field was given (absent and null are the same).
+func rspPresent(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// rspDecode unmarshals raw into v; a type error becomes *Invalid naming the field under prefix.
+func rspDecode(raw []byte, v any, prefix string) error {
+	err := json.Unmarshal(raw, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := prefix
+		if te.Field != "" {
+			if field != "" {
+				field += "."
+			}
+			field += te.Field
+		}
+		if field == "" {
+			field = "body"
+		}
+		return &Invalid{Field: field, Why: "must be " + rspJSONKind(te.Type.Kind().String())}
+	}
+	if prefix == "" {
+		prefix = "body"
+	}
+	return &Invalid{Field: prefix, Why: "not valid JSON"}
+}
+
+// rspJSONKind names a Go kind in JSON terms for error messages.
+func rspJSONKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "ptr", "interface":
+		return "of another type"
+	}
+	return "a number"
+}
+
+// ParseRequest implements Codec: a Responses request in canonical form.
+func (rspCodec) ParseRequest(body []byte) (*Request, error) {
+	var in rspRequestIn
+	if err := rspDecode(body, &in, ""); err != nil {
+		return nil, err
+	}
+	if in.PreviousResponseID != nil && *in.PreviousResponseID != "" {
+		return nil, rspRefuse("previous_response_id", rspNoState)
+	}
+	if rspPresent(in.Conversation) {
+		return nil, rspRefuse("conversation", rspNoState)
+	}
+	if rspPresent(in.Prompt) {
+		return nil, rspRefuse("prompt", "the gateway cannot expand stored prompt templates")
+	}
+	if in.Background != nil && *in.Background {
+		return nil, rspRefuse("background", "the gateway runs no background responses")
+	}
+	if in.TopLogprobs != nil && *in.TopLogprobs > 0 {
+		return nil, rspRefuse("top_logprobs", "translated answers carry no log probabilities")
+	}
+	for _, inc := range in.Include {
+		if inc == "message.output_text.logprobs" {
+			return nil, rspRefuse("include", "translated answers carry no log probabilities")
+		}
+	}
+	r := &Request{Model: in.Model, ParallelToolCalls: in.ParallelToolCalls, Temperature: in.Temperature, TopP: in.TopP}
+	if in.MaxOutputTokens != nil {
+		r.MaxTokens = *in.MaxOutputTokens
+	}
+	if in.Stream != nil {
+		r.Stream = *in.Stream
+	}
+	if in.User != nil {
+		r.User = *in.User
+	}
+	if rspPresent(in.Instructions) {
+		var s string
+		if err := json.Unmarshal(in.Instructions, &s); err != nil {
+			return nil, &Invalid{Field: "instructions", Why: "must be a string"}
+		}
+		if s != "" {
+			r.System = append(r.System, Part{Kind: PartText, Text: s})
+		}
+	}
+	if !rspPresent(in.Input) {
+		return nil, &Invalid{Field: "input", Why: "is required"}
+	}
+	if err := rspParseInput(in.Input, r); err != nil {
+		return nil, err
+	}
+	for i, raw := range in.Tools {
+		t, err := rspParseTool(raw, i)
+		if err != nil {
+			return nil, err
+		}
+		r.Tools = append(r.Tools, t)
+	}
+	if rspPresent(in.ToolChoice) {
+		tc, err := rspParseToolChoice(in.ToolChoice)
+		if err != nil {
+			return nil, err
+		}
+		r.ToolChoice = tc
+	}
+	if in.Text != nil && rspPresent(in.Text.Format) {
+		rf, err := rspParseFormat(in.Text.Format)
+		if err != nil {
+			return nil, err
+		}
+		r.ResponseFormat = rf
+	}
+	if in.Reasoning != nil {
+		r.Reasoning = rspParseReasoning(in.Reasoning)
+	}
+	return r, nil
+}
+
+// rspParseReasoning maps reasoning {effort, summary}: effort "none" turns thinking off; a summary alone asks
+// for the model's default effort.
+func rspParseReasoning(in *rspReasoningIn) *Reasoning {
+	summary := in.Summary
+	if summary == nil {
+		summary = in.GenerateSummary
+	}
+	rs := &Reasoning{Enabled: true}
+	if summary != nil && *summary != "" && *summary != "none" {
+		rs.Summary = true
+	}
+	if in.Effort != nil && *in.Effort != "" {
+		if *in.Effort == "none" {
+			return &Reasoning{Enabled: false}
+		}
+		rs.Effort = *in.Effort
+	} else if !rs.Summary {
+		return nil // reasoning {} says nothing
+	}
+	return rs
+}
+
+// rspParseFormat maps text.format to a ResponseFormat (plain text is the default: nil).
+func rspParseFormat(raw json.RawMessage) (*ResponseFormat, error) {
+	var f rspFormatIn
+	if err := rspDecode(raw, &f, "text.format"); err != nil {
+		return nil, err
+	}
+	switch f.Type {
+	case "text", "":
+		return nil, nil
+	case "json_object":
+		return &ResponseFormat{Type: "json_object"}, nil
+	case "json_schema":
+		rf := &ResponseFormat{Type: "json_schema", Name: f.Name, Strict: f.Strict != nil && *f.Strict}
+		if rspPresent(f.Schema) {
+			rf.Schema = f.Schema
+		}
+		return rf, nil
+	}
+	return nil, rspRefuse("text.format.type", fmt.Sprintf("the output format %q has no equivalent", f.Type))
+}
+
+// rspParseToolChoice maps tool_choice: a mode word, or a named function or custom tool.
+func rspParseToolChoice(raw json.RawMessage) (*ToolChoice, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		switch s {
+		case "auto":
+			return &ToolChoice{Mode: ToolAuto}, nil
+		case "none":
+			return &ToolChoice{Mode: ToolNone}, nil
+		case "required":
+			return &ToolChoice{Mode: ToolRequired}, nil
+		}
+		return nil, &Invalid{Field: "tool_choice", Why: fmt.Sprintf("unknown mode %q", s)}
+	}
+	var o rspToolChoiceIn
+	if err := rspDecode(raw, &o, "tool_choice"); err != nil {
+		return nil, err
+	}
+	switch o.Type {
+	case "function", "custom":
+		if o.Name == "" {
+			return nil, &Invalid{Field: "tool_choice.name", Why: "is required"}
+		}
+		return &ToolChoice{Mode: ToolNamed, Name: o.Name}, nil
+	case "local_shell":
+		return &ToolChoice{Mode: ToolNamed, Name: rspShellName}, nil
+	}
+	return nil, rspRefuse("tool_choice.type", fmt.Sprintf("the tool choice %q has no equivalent", o.Type))
+}
+
+// rspParseTool maps tools[i]: functions as they are, custom tools and local_shell as functions (see the
+// file comment); hosted tools are refused.
+func rspParseTool(raw json.RawMessage, i int) (Tool, error) {
+	field := fmt.Sprintf("tools[%d]", i)
+	var in rspToolIn
+	if err := rspDecode(raw, &in, field); err != nil {
+		return Tool{}, err
+	}
+	switch in.Type {
+	case "function":
+		if in.Name == "" {
+			return Tool{}, &Invalid{Field: field + ".name", Why: "is required"}
+		}
+		t := Tool{Name: in.Name, Description: in.Description, Strict: in.Strict != nil && *in.Strict}
+		if rspPresent(in.Parameters) {
+			t.Parameters = in.Parameters
+		}
+		return t, nil
+	case "custom":
+		if in.Name == "" {
+			return Tool{}, &Invalid{Field: field + ".name", Why: "is required"}
+		}
+		desc := in.Description
+		if f := in.Format; f != nil && f.Type == "grammar" && f.Definition != "" {
+			syntax := f.Syntax
+			if syntax == "" {
+				syntax = "lark"
+			}
+			if desc != "" {
+				desc += "\n\n"
+			}
+			desc += "The input must be written in this " + syntax + " grammar:\n" + f.Definition
+		}
+		return Tool{Name: in.Name, Description: desc, Parameters: json.RawMessage(rspCustomParams)}, nil
+	case "local_shell":
+		return Tool{Name: rspShellName, Description: rspShellDescription, Parameters: json.RawMessage(rspShellParams)}, nil
+	case "":
+		return Tool{}, &Invalid{Field: field + ".type", Why: "is required"}
+	}
+	return Tool{}, rspRefuse(field+".type", fmt.Sprintf("the hosted tool %q runs only on OpenAI", in.Type))
+}
+
+// rspInput accumulates the canonical conversation while input items are read.
+type rspInput struct {
+	r     *Request
+	calls map[string]string // call_id → tool name, to name tool results
+}
+
+// add appends a part to the conversation, joining the last message when it has the same role.
+func (in *rspInput) add(role Role, p Part) {
+	if n := len(in.r.Messages); n > 0 && in.r.Messages[n-1].Role == role {
+		in.r.Messages[n-1].Parts = append(in.r.Messages[n-1].Parts, p)
+		return
+	}
+	in.r.Messages = append(in.r.Messages, Message{Role: role, Parts: []Part{p}})
+}
+
+// call appends an assistant tool call and remembers its name.
+func (in *rspInput) call(id, name, args string) {
+	in.calls[id] = name
+	in.add(RoleAssistant, Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: id, Name: name, Args: args}})
+}
+
+// rspParseInput reads input: a string (one user message) or an array of items.
+func rspParseInput(raw json.RawMessage, r *Request) error {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: s}}})
+		return nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return &Invalid{Field: "input", Why: "must be a string or an array of items"}
+	}
+	in := &rspInput{r: r, calls: map[string]string{}}
+	for i, item := range items {
+		if err := in.item(item, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// item reads input[i].
+func (in *rspInput) item(raw json.RawMessage, i int) error {
+	field := fmt.Sprintf("input[%d]", i)
+	var it rspItemIn
+	if err := rspDecode(raw, &it, field); err != nil {
+		return err
+	}
+	switch it.Type {
+	case "message":
+		return in.message(&it, field)
+	case "":
+		if it.Role == "" {
+			return &Invalid{Field: field + ".type", Why: "is required"}
+		}
+		return in.message(&it, field)
+	case "function_call":
+		if it.CallID == "" {
+			return &Invalid{Field: field + ".call_id", Why: "is required"}
+		}
+		if it.Name == "" {
+			return &Invalid{Field: field + ".name", Why: "is required"}
+		}
+		args := "{}"
+		if it.Arguments != nil && strings.TrimSpace(*it.Arguments) != "" {
+			args = *it.Arguments
+			if !json.Valid([]byte(args)) {
+				return &Invalid{Field: field + ".arguments", Why: "is not JSON"}
+			}
+		}
+		in.call(it.CallID, it.Name, args)
+	case "custom_tool_call":
+		if it.CallID == "" {
+			return &Invalid{Field: field + ".call_id", Why: "is required"}
+		}
+		if it.Name == "" {
+			return &Invalid{Field: field + ".name", Why: "is required"}
+		}
+		input := ""
+		if it.Input != nil {
+			input = *it.Input
+		}
+		in.call(it.CallID, it.Name, rspCustomArgs(input))
+	case "local_shell_call":
+		id := it.CallID
+		if id == "" {
+			id = it.ID
+		}
+		if id == "" {
+			return &Invalid{Field: field + ".call_id", Why: "is required"}
+		}
+		in.call(id, rspShellName, rspShellArgs(it.Action))
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		id := it.CallID
+		if id == "" && it.Type == "local_shell_call_output" {
+			id = it.ID
+		}
+		if id == "" {
+			return &Invalid{Field: field + ".call_id", Why: "is required"}
+		}
+		res := &ToolResult{CallID: id, Name: in.calls[id]}
+		var legacy struct {
+			Content *string `json:"content"`
+			Success *bool   `json:"success"`
+		}
+		if json.Unmarshal(it.Output, &legacy) == nil && legacy.Content != nil {
+			// Older Codex builds sent a failed call's output as {content, success: false}.
+			res.Content = []Part{{Kind: PartText, Text: *legacy.Content}}
+			res.IsError = legacy.Success != nil && !*legacy.Success
+		} else {
+			content, err := rspOutputParts(it.Output, field+".output")
+			if err != nil {
+				return err
+			}
+			res.Content = content
+		}
+		in.add(RoleUser, Part{Kind: PartToolResult, ToolResult: res})
+	case "reasoning":
+		in.reasoning(&it)
+	case "item_reference":
+		return rspRefuse(field+".type", "item references point at stored items; "+rspNoState)
+	default:
+		return rspRefuse(field+".type", fmt.Sprintf("the item type %q has no equivalent", it.Type))
+	}
+	return nil
+}
+
+// reasoning reads a reasoning item as an assistant thinking part (or redacted thinking, when the encoder
+// wrote its encrypted_content for one).
+func (in *rspInput) reasoning(it *rspItemIn) {
+	enc := ""
+	if it.EncryptedContent != nil {
+		enc = *it.EncryptedContent
+	}
+	if data, ok := strings.CutPrefix(enc, rspRedactedPrefix); ok {
+		in.add(RoleAssistant, Part{Kind: PartRedactedThinking, Data: data})
+		return
+	}
+	texts := make([]string, 0, len(it.Summary))
+	for _, s := range it.Summary {
+		if s.Text != "" {
+			texts = append(texts, s.Text)
+		}
+	}
+	if len(texts) == 0 && rspPresent(it.Content) {
+		// Raw reasoning (reasoning_text parts) when there is no summary.
+		var content []rspSummaryIn
+		_ = json.Unmarshal(it.Content, &content)
+		for _, c := range content {
+			if c.Text != "" {
+				texts = append(texts, c.Text)
+			}
+		}
+	}
+	text := strings.Join(texts, "\n\n")
+	if text == "" && enc == "" {
+		return // nothing to carry
+	}
+	in.add(RoleAssistant, Part{Kind: PartThinking, Text: text, Signature: enc})
+}
+
+// message reads a message item: system and developer text joins System, user and assistant content the
+// conversation.
+func (in *rspInput) message(it *rspItemIn, field string) error {
+	var role Role
+	switch it.Role {
+	case "system", "developer":
+		parts, err := rspContent(it.Content, field+".content")
+		if err != nil {
+			return err
+		}
+		for j, p := range parts {
+			if p.Kind != PartText {
+				return rspRefuse(fmt.Sprintf("%s.content[%d].type", field, j), "system and developer messages carry text only")
+			}
+		}
+		in.r.System = append(in.r.System, parts...)
+		return nil
+	case "user":
+		role = RoleUser
+	case "assistant":
+		role = RoleAssistant
+	case "":
+		return &Invalid{Field: field + ".role", Why: "is required"}
+	default:
+		return &Invalid{Field: field + ".role", Why: fmt.Sprintf("unknown role %q", it.Role)}
+	}
+	parts, err := rspContent(it.Content, field+".content")
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		in.add(role, p)
+	}
+	return nil
+}
+
+// rspContent reads message content: a string or an array of parts.
+func rspContent(raw json.RawMessage, field string) ([]Part, error) {
+	if !rspPresent(raw) {
+		return nil, &Invalid{Field: field, Why: "is required"}
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []Part{{Kind: PartText, Text: s}}, nil
+	}
+	return rspParts(raw, field)
+}
+
+// rspOutputParts reads a tool output: a string or an array of input_text / input_image parts.
+func rspOutputParts(raw json.RawMessage, field string) ([]Part, error) {
+	if !rspPresent(raw) {
+		return []Part{{Kind: PartText, Text: ""}}, nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []Part{{Kind: PartText, Text: s}}, nil
+	}
+	return rspParts(raw, field)
+}
+
+// rspParts reads an array of content parts.
+func rspParts(raw json.RawMessage, field string) ([]Part, error) {
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, &Invalid{Field: field, Why: "must be a string or an array of parts"}
+	}
+	out := make([]Part, 0, len(parts))
+	for j, pr := range parts {
+		pf := fmt.Sprintf("%s[%d]", field, j)
+		var p rspPartIn
+		if err := rspDecode(pr, &p, pf); err != nil {
+			return nil, err
+		}
+		switch p.Type {
+		case "input_text", "output_text", "text", "summary_text":
+			out = append(out, Part{Kind: PartText, Text: p.Text})
+		case "refusal":
+			out = append(out, Part{Kind: PartText, Text: p.Refusal})
+		case "input_image":
+			if p.ImageURL == nil || *p.ImageURL == "" {
+				if p.FileID != "" {
+					return nil, rspRefuse(pf+".file_id", "the gateway cannot read files uploaded to OpenAI")
+				}
+				return nil, &Invalid{Field: pf + ".image_url", Why: "is required"}
+			}
+			img, err := rspImage(*p.ImageURL, p.Detail, pf+".image_url")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Part{Kind: PartImage, Image: img})
+		case "":
+			return nil, &Invalid{Field: pf + ".type", Why: "is required"}
+		default:
+			return nil, rspRefuse(pf+".type", fmt.Sprintf("the content type %q has no equivalent", p.Type))
+		}
+	}
+	return out, nil
+}
+
+// rspImage reads an image_url: a URL, or a base64 data: URL split into its media type and data.
+func rspImage(url, detail, field string) (*Image, error) {
+	rest, ok := strings.CutPrefix(url, "data:")
+	if !ok {
+		return &Image{URL: url, Detail: detail}, nil
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	mt, isB64 := strings.CutSuffix(meta, ";base64")
+	if !ok || !isB64 || data == "" {
+		return nil, &Invalid{Field: field, Why: "a data: URL must be base64 (data:<type>;base64,<data>)"}
+	}
+	return &Image{MediaType: mt, Data: data, Detail: detail}, nil
+}
+
+// rspCustomArgs is a custom tool call's input as canonical arguments: {"input": <the string>}.
+func rspCustomArgs(input string) string {
+	b, _ := json.Marshal(struct {
+		Input string `json:"input"`
+	}{input})
+	return string(b)
+}
+
+// rspShellArgs is a local_shell_call's action as canonical arguments: {command, workdir?, timeout_ms?}.
+func rspShellArgs(a *rspActionIn) string {
+	v := rspShellArgsOut{Command: []string{}}
+	if a != nil {
+		if a.Command != nil {
+			v.Command = a.Command
+		}
+		v.Workdir = a.WorkingDirectory
+		v.TimeoutMS = a.TimeoutMS
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// rspShellArgsOut is the arguments of the local_shell function.
+type rspShellArgsOut struct {
+	Command   []string `json:"command"`
+	Workdir   string   `json:"workdir,omitempty"`
+	TimeoutMS *int64   `json:"timeout_ms,omitempty"`
+}
+
+// rspRequestOut is a Responses request body as written for an upstream.
+type rspRequestOut struct {
+	Model             string           `json:"model"`
+	Instructions      string           `json:"instructions,omitempty"`
+	Input             []any            `json:"input"`
+	Tools             []rspFuncToolOut `json:"tools,omitempty"`
+	ToolChoice        any              `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool            `json:"parallel_tool_calls,omitempty"`
+	MaxOutputTokens   int64            `json:"max_output_tokens,omitempty"`
+	Temperature       *float64         `json:"temperature,omitempty"`
+	TopP              *float64         `json:"top_p,omitempty"`
+	Text              *rspTextOut      `json:"text,omitempty"`
+	Reasoning         *rspReasoningOut `json:"reasoning,omitempty"`
+	Include           []string         `json:"include,omitempty"`
+	Store             bool             `json:"store"`
+	Stream            bool             `json:"stream,omitempty"`
+	User              string           `json:"user,omitempty"`
+}
+
+// rspFuncToolOut is a function tool, flat as Responses declares it. Strict is always written: Responses
+// makes function tools strict unless told otherwise.
+type rspFuncToolOut struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict"`
+}
+
+// rspTextOut is the text options: the output format.
+type rspTextOut struct {
+	Format rspFormatOut `json:"format"`
+}
+
+// rspFormatOut is text.format.
+type rspFormatOut struct {
+	Type   string          `json:"type"`
+	Name   string          `json:"name,omitempty"`
+	Schema json.RawMessage `json:"schema,omitempty"`
+	Strict *bool           `json:"strict,omitempty"`
+}
+
+// rspReasoningOut is the reasoning options.
+type rspReasoningOut struct {
+	Effort  string `json:"effort,omitempty"`
+	Summary string `json:"summary,omitempty"`
+}
+
+// rspMessageOut is an input message item.
+type rspMessageOut struct {
+	Type    string `json:"type"`
+	Role    string `json:"role"`
+	Content []any  `json:"content"`
+}
+
+// rspTextPartOut is an input_text or output_text part.
+type rspTextPartOut struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// rspImagePartOut is an input_image part.
+type rspImagePartOut struct {
+	Type     string `json:"type"`
+	ImageURL string `json:"image_url"`
+	Detail   string `json:"detail"`
+}
+
+// rspCallOut is a function_call input item.
+type rspCallOut struct {
+	Type      string `json:"type"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// rspCallOutputOut is a function_call_output input item; Output is a string or an array of parts.
+type rspCallOutputOut struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Output any    `json:"output"`
+}
+
+// rspReasoningItemOut is a reasoning input item carrying a Responses upstream's encrypted reasoning back.
+type rspReasoningItemOut struct {
+	Type             string           `json:"type"`
+	Summary          []rspTextPartOut `json:"summary"`
+	EncryptedContent string           `json:"encrypted_content"`
+}
+
+// BuildRequest implements Codec: a canonical request as a Responses body. Thinking parts go back only when
+// they came from a Responses upstream (their Signature is its encrypted_content, see rspSigPrefix): another
+// protocol's signature means nothing to OpenAI, so those parts are dropped from the history.
+func (rspCodec) BuildRequest(r *Request) ([]byte, error) {
+	if err := rspRefuseBuild(r); err != nil {
+		return nil, err
+	}
+	out := rspRequestOut{Model: r.Model, ParallelToolCalls: r.ParallelToolCalls, MaxOutputTokens: r.MaxTokens,
+		Temperature: r.Temperature, TopP: r.TopP, Stream: r.Stream, User: r.User, Input: []any{}}
+	var sys []string
+	for _, p := range r.System {
+		if p.Kind == PartText && p.Text != "" {
+			sys = append(sys, p.Text)
+		}
+	}
+	out.Instructions = strings.Join(sys, "\n\n")
+	for _, m := range r.Messages {
+		out.Input = rspBuildMessage(out.Input, m)
+	}
+	for _, t := range r.Tools {
+		params := t.Parameters
+		if !rspPresent(params) || string(params) == "{}" {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out.Tools = append(out.Tools, rspFuncToolOut{Type: "function", Name: t.Name, Description: t.Description, Parameters: params, Strict: t.Strict})
+	}
+	if tc := r.ToolChoice; tc != nil {
+		switch tc.Mode {
+		case ToolNamed:
+			out.ToolChoice = rspToolChoiceIn{Type: "function", Name: tc.Name}
+		case ToolAuto, ToolNone, ToolRequired:
+			out.ToolChoice = string(tc.Mode)
+		}
+	}
+	if rf := r.ResponseFormat; rf != nil {
+		f := rspFormatOut{Type: rf.Type}
+		if rf.Type == "json_schema" {
+			f.Name, f.Schema = rf.Name, rf.Schema
+			if f.Name == "" {
+				f.Name = "response"
+			}
+			if !rspPresent(f.Schema) {
+				f.Schema = json.RawMessage(`{"type":"object"}`)
+			}
+			strict := rf.Strict
+			f.Strict = &strict
+		}
+		out.Text = &rspTextOut{Format: f}
+	}
+	if rs := r.Reasoning; rs != nil && rs.Enabled {
+		ro := &rspReasoningOut{Effort: rs.Effort}
+		if ro.Effort == "" && rs.Budget > 0 {
+			ro.Effort = BudgetEffort(rs.Budget)
+		}
+		if rs.Summary {
+			ro.Summary = "auto"
+		}
+		if ro.Effort != "" || ro.Summary != "" {
+			out.Reasoning = ro
+		}
+		// The gateway stores nothing, so reasoning can only come back encrypted.
+		out.Include = []string{"reasoning.encrypted_content"}
+	}
+	return json.Marshal(out)
+}
+
+// rspRefuseBuild refuses canonical fields a Responses upstream cannot express.
+func rspRefuseBuild(r *Request) error {
+	refuse := func(field, why string) error {
+		return &Unsupported{Field: field, Target: adaptor.ResponsesAPI, Why: why}
+	}
+	switch {
+	case r.N > 1:
+		return refuse("n", "Responses generates one answer per call")
+	case r.TopK != nil:
+		return refuse("top_k", "Responses has no top-k sampling")
+	case len(r.Stop) > 0:
+		return refuse("stop", "Responses has no stop sequences")
+	case r.PresencePenalty != nil && *r.PresencePenalty != 0:
+		return refuse("presence_penalty", "Responses has no presence penalty")
+	case r.FrequencyPenalty != nil && *r.FrequencyPenalty != 0:
+		return refuse("frequency_penalty", "Responses has no frequency penalty")
+	case r.Logprobs || r.TopLogprobs > 0:
+		return refuse("logprobs", "translated answers carry no log probabilities")
+	case rspPresent(r.LogitBias) && string(r.LogitBias) != "{}":
+		return refuse("logit_bias", "Responses has no logit bias")
+	}
+	return nil
+}
+
+// rspBuildMessage appends one canonical message's input items: content parts gather into message items,
+// tool calls and results are items of their own.
+func rspBuildMessage(items []any, m Message) []any {
+	role, textType := "user", "input_text"
+	if m.Role == RoleAssistant {
+		role, textType = "assistant", "output_text"
+	}
+	var cur *rspMessageOut
+	flush := func() {
+		if cur != nil {
+			items = append(items, *cur)
+			cur = nil
+		}
+	}
+	content := func(c any) {
+		if cur == nil {
+			cur = &rspMessageOut{Type: "message", Role: role}
+		}
+		cur.Content = append(cur.Content, c)
+	}
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case PartText:
+			content(rspTextPartOut{Type: textType, Text: p.Text})
+		case PartImage:
+			if p.Image != nil {
+				content(rspImageOut(p.Image))
+			}
+		case PartToolCall:
+			if p.ToolCall != nil {
+				flush()
+				args := p.ToolCall.Args
+				if args == "" {
+					args = "{}"
+				}
+				items = append(items, rspCallOut{Type: "function_call", CallID: p.ToolCall.ID, Name: p.ToolCall.Name, Arguments: args})
+			}
+		case PartToolResult:
+			if p.ToolResult != nil {
+				flush()
+				items = append(items, rspCallOutputOut{Type: "function_call_output", CallID: p.ToolResult.CallID, Output: rspResultOutput(p.ToolResult.Content)})
+			}
+		case PartThinking:
+			enc, ok := strings.CutPrefix(p.Signature, rspSigPrefix)
+			if !ok || enc == "" {
+				continue // not a Responses upstream's reasoning: it cannot go back to one
+			}
+			flush()
+			ri := rspReasoningItemOut{Type: "reasoning", Summary: []rspTextPartOut{}, EncryptedContent: enc}
+			if p.Text != "" {
+				ri.Summary = append(ri.Summary, rspTextPartOut{Type: "summary_text", Text: p.Text})
+			}
+			items = append(items, ri)
+		}
+	}
+	flush()
+	return items
+}
+
+// rspImageOut is an image as an input_image part.
+func rspImageOut(img *Image) rspImagePartOut {
+	url := img.URL
+	if url == "" {
+		url = "data:" + img.MediaType + ";base64," + img.Data
+	}
+	detail := img.Detail
+	if detail == "" {
+		detail = "auto"
+	}
+	return rspImagePartOut{Type: "input_image", ImageURL: url, Detail: detail}
+}
+
+// rspResultOutput is a tool result's content as a function_call_output's output: a string when it is only
+// text, else an array of input_text / input_image parts.
+func rspResultOutput(content []Part) any {
+	texts := make([]string, 0, len(content))
+	for _, p := range content {
+		if p.Kind == PartImage && p.Image != nil {
+			parts := make([]any, 0, len(content))
+			for _, q := range content {
+				switch {
+				case q.Kind == PartText:
+					parts = append(parts, rspTextPartOut{Type: "input_text", Text: q.Text})
+				case q.Kind == PartImage && q.Image != nil:
+					parts = append(parts, rspImageOut(q.Image))
+				}
+			}
+			return parts
+		}
+		if p.Kind == PartText {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
