@@ -86,6 +86,7 @@ var catalog = map[Lang]map[string]string{
 		// Translating a call between protocols (relay/convert).
 		"unsupported_field": "The field %q cannot be sent to a %s upstream faithfully (%s); remove it or call a model served in your protocol.",
 		"untranslatable":    "Calls in the %s protocol cannot be translated for a %s upstream.",
+		"unsupported_here":  "The field %q is not supported by this gateway (%s); remove it or call a model served in your protocol.",
 		// Top-ups and payment notifications (service/payment).
 		"amount_invalid":           "The amount must be a plain decimal number such as 10.00.",
 		"amount_too_precise":       "The amount may have at most %d decimals in %s.",
@@ -202,6 +203,7 @@ var catalog = map[Lang]map[string]string{
 		// 协议转换（relay/convert）。
 		"unsupported_field": "字段 %q 无法如实转发给 %s 协议的上游（%s）；请去掉该字段，或调用以您的协议提供的模型。",
 		"untranslatable":    "%s 协议的调用无法转换给 %s 协议的上游。",
+		"unsupported_here":  "本网关不支持字段 %q（%s）；请去掉该字段，或调用以您的协议提供的模型。",
 		// 充值与支付通知（service/payment）。
 		"amount_invalid":           "金额必须是普通的十进制数字，例如 10.00。",
 		"amount_too_precise":       "%[2]s 金额最多只能有 %[1]d 位小数。",

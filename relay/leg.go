@@ -127,7 +127,13 @@ func (rq *request) canonical(client convert.Codec) (*convert.Request, *relayErro
 	}
 	c, err = client.ParseRequest(body)
 	if err != nil {
-		rq.canonErr = conversionError(err)
+		// What the caller's own codec cannot carry fails on every translated channel alike: no target to name.
+		var u *convert.Unsupported
+		if errors.As(err, &u) {
+			rq.canonErr = newErr(http.StatusBadRequest, "unsupported_here", u.Field, u.Why)
+		} else {
+			rq.canonErr = conversionError(err)
+		}
 		return nil, rq.canonErr
 	}
 	if c.Model == "" {

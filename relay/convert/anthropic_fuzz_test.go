@@ -93,6 +93,9 @@ func FuzzAntDecoder(f *testing.F) {
 	f.Add([]byte(strings.ReplaceAll(antUpstream, `"index":1`, `"index":0`)), true)
 	f.Add([]byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":-3,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"s\"}}\n\n"), true)
 	f.Add([]byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"o\"}}\n\n"), true)
+	for _, tc := range antToleranceCases {
+		f.Add([]byte(tc.sse), tc.ended)
+	}
 	f.Fuzz(func(t *testing.T, sse []byte, ended bool) {
 		antCheckClientStream(t, antRelayStream(t, sse, ended))
 	})

@@ -187,7 +187,9 @@ func TestAntParseRequestErrors(t *testing.T) {
 }
 
 // antUser is a canonical user message of one text part.
-func antUser(text string) Message { return Message{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: text}}} }
+func antUser(text string) Message {
+	return Message{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: text}}}
+}
 
 // antBuildCases are canonical requests and the Messages body each builds as.
 var antBuildCases = []struct {
@@ -704,60 +706,63 @@ func antSameEvents(t *testing.T, got, want []Event) {
 	}
 }
 
+// antToleranceCases are upstream streams out of order or with surprises, and the events each decodes as
+// (they also seed the decoder's fuzz test).
+var antToleranceCases = []struct {
+	name  string
+	sse   string
+	ended bool
+	want  []Event
+}{
+	{"delta before any start, stop for an unknown block, cut stream",
+		"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}` + "\n\n" +
+			"event: content_block_stop\n" + `data: {"type":"content_block_stop","index":7}` + "\n\n" +
+			"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{}"}}` + "\n\n",
+		false,
+		[]Event{{Type: EvStart}, {Type: EvBlockStart, Index: 0, Part: &Part{Kind: PartText}}, {Type: EvTextDelta, Index: 0, Text: "hi"},
+			{Type: EvBlockStart, Index: 1, Part: &Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: "toolu_1"}}}, {Type: EvArgsDelta, Index: 1, Text: "{}"},
+			{Type: EvBlockStop, Index: 0}, {Type: EvBlockStop, Index: 1}}},
+	{"server tool blocks skipped, citations ignored, message_delta usage with input counts",
+		"event: message_start\n" + `data: {"type":"message_start","message":{"id":"m","model":"x","usage":{"input_tokens":5,"output_tokens":0}}}` + "\n\n" +
+			"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}}` + "\n\n" +
+			"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"q\":1}"}}` + "\n\n" +
+			"event: content_block_stop\n" + `data: {"type":"content_block_stop","index":0}` + "\n\n" +
+			"event: content_block_start\n" + `data: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":"pre"}}` + "\n\n" +
+			"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":1,"delta":{"type":"citations_delta","citation":{}}}` + "\n\n" +
+			"event: message_delta\n" + `data: {"type":"message_delta","delta":{"stop_reason":"stop_sequence","stop_sequence":"END"},"usage":{"input_tokens":50,"cache_read_input_tokens":7,"output_tokens":9}}` + "\n\n",
+		true,
+		[]Event{{Type: EvStart, ID: "m", Model: "x", Usage: antUsageP(Usage{Input: 5})}, {Type: EvUsage, Usage: antUsageP(Usage{Input: 5})},
+			{Type: EvBlockStart, Index: 0, Part: &Part{Kind: PartText}}, {Type: EvTextDelta, Index: 0, Text: "pre"},
+			{Type: EvFinish, Finish: FinishStop, StopSequence: "END"}, {Type: EvUsage, Usage: antUsageP(Usage{Input: 50, CacheRead: 7, Output: 9})},
+			{Type: EvBlockStop, Index: 0}, {Type: EvEnd}}},
+	{"redacted thinking, a second block at the same index, a delta of another kind, refusal",
+		"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"enc"}}` + "\n\n" +
+			"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"t0","signature":"s0"}}` + "\n\n" +
+			"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}` + "\n\n" +
+			"event: message_delta\n" + `data: {"type":"message_delta","delta":{"stop_reason":"refusal"}}` + "\n\n",
+		true,
+		[]Event{{Type: EvStart}, {Type: EvBlockStart, Index: 0, Part: &Part{Kind: PartRedactedThinking, Data: "enc"}}, {Type: EvBlockStop, Index: 0},
+			{Type: EvBlockStart, Index: 1, Part: &Part{Kind: PartThinking}}, {Type: EvThinkingDelta, Index: 1, Text: "t0"}, {Type: EvSignature, Index: 1, Signature: "s0"},
+			{Type: EvBlockStop, Index: 1}, {Type: EvBlockStart, Index: 2, Part: &Part{Kind: PartText}}, {Type: EvTextDelta, Index: 2, Text: "x"},
+			{Type: EvFinish, Finish: FinishFilter}, {Type: EvBlockStop, Index: 2}, {Type: EvEnd}}},
+	{"max tokens; events named only in data; nothing but pings",
+		"data: {\"type\":\"ping\"}\n\n" + "event: ping\ndata: \n\n" +
+			`data: {"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}` + "\n\n",
+		true,
+		[]Event{{Type: EvStart}, {Type: EvFinish, Finish: FinishLength}, {Type: EvUsage, Usage: antUsageP(Usage{Output: 3})}, {Type: EvEnd}}},
+	{"error event: EvError, then nothing",
+		"event: message_start\n" + `data: {"type":"message_start","message":{"id":"m","model":"x"}}` + "\n\n" +
+			"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n" +
+			"event: error\n" + `data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}` + "\n\n" +
+			"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"late"}}` + "\n\n",
+		true,
+		[]Event{{Type: EvStart, ID: "m", Model: "x"}, {Type: EvBlockStart, Index: 0, Part: &Part{Kind: PartText}},
+			{Type: EvError, Err: &Error{Type: ErrOverloaded, Code: "overloaded_error", Message: "Overloaded"}}}},
+	{"only pings, ended: start and end", "event: ping\ndata: {\"type\":\"ping\"}\n\n", true, []Event{{Type: EvStart}, {Type: EvEnd}}},
+}
+
 func TestAntDecoderTolerance(t *testing.T) {
-	cases := []struct {
-		name  string
-		sse   string
-		ended bool
-		want  []Event
-	}{
-		{"delta before any start, stop for an unknown block, cut stream",
-			"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}` + "\n\n" +
-				"event: content_block_stop\n" + `data: {"type":"content_block_stop","index":7}` + "\n\n" +
-				"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{}"}}` + "\n\n",
-			false,
-			[]Event{{Type: EvStart}, {Type: EvBlockStart, Index: 0, Part: &Part{Kind: PartText}}, {Type: EvTextDelta, Index: 0, Text: "hi"},
-				{Type: EvBlockStart, Index: 1, Part: &Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: "toolu_1"}}}, {Type: EvArgsDelta, Index: 1, Text: "{}"},
-				{Type: EvBlockStop, Index: 0}, {Type: EvBlockStop, Index: 1}}},
-		{"server tool blocks skipped, citations ignored, message_delta usage with input counts",
-			"event: message_start\n" + `data: {"type":"message_start","message":{"id":"m","model":"x","usage":{"input_tokens":5,"output_tokens":0}}}` + "\n\n" +
-				"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}}` + "\n\n" +
-				"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"q\":1}"}}` + "\n\n" +
-				"event: content_block_stop\n" + `data: {"type":"content_block_stop","index":0}` + "\n\n" +
-				"event: content_block_start\n" + `data: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":"pre"}}` + "\n\n" +
-				"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":1,"delta":{"type":"citations_delta","citation":{}}}` + "\n\n" +
-				"event: message_delta\n" + `data: {"type":"message_delta","delta":{"stop_reason":"stop_sequence","stop_sequence":"END"},"usage":{"input_tokens":50,"cache_read_input_tokens":7,"output_tokens":9}}` + "\n\n",
-			true,
-			[]Event{{Type: EvStart, ID: "m", Model: "x", Usage: antUsageP(Usage{Input: 5})}, {Type: EvUsage, Usage: antUsageP(Usage{Input: 5})},
-				{Type: EvBlockStart, Index: 0, Part: &Part{Kind: PartText}}, {Type: EvTextDelta, Index: 0, Text: "pre"},
-				{Type: EvFinish, Finish: FinishStop, StopSequence: "END"}, {Type: EvUsage, Usage: antUsageP(Usage{Input: 50, CacheRead: 7, Output: 9})},
-				{Type: EvBlockStop, Index: 0}, {Type: EvEnd}}},
-		{"redacted thinking, a second block at the same index, a delta of another kind, refusal",
-			"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"enc"}}` + "\n\n" +
-				"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"t0","signature":"s0"}}` + "\n\n" +
-				"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}` + "\n\n" +
-				"event: message_delta\n" + `data: {"type":"message_delta","delta":{"stop_reason":"refusal"}}` + "\n\n",
-			true,
-			[]Event{{Type: EvStart}, {Type: EvBlockStart, Index: 0, Part: &Part{Kind: PartRedactedThinking, Data: "enc"}}, {Type: EvBlockStop, Index: 0},
-				{Type: EvBlockStart, Index: 1, Part: &Part{Kind: PartThinking}}, {Type: EvThinkingDelta, Index: 1, Text: "t0"}, {Type: EvSignature, Index: 1, Signature: "s0"},
-				{Type: EvBlockStop, Index: 1}, {Type: EvBlockStart, Index: 2, Part: &Part{Kind: PartText}}, {Type: EvTextDelta, Index: 2, Text: "x"},
-				{Type: EvFinish, Finish: FinishFilter}, {Type: EvBlockStop, Index: 2}, {Type: EvEnd}}},
-		{"max tokens; events named only in data; nothing but pings",
-			"data: {\"type\":\"ping\"}\n\n" + "event: ping\ndata: \n\n" +
-				`data: {"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}` + "\n\n",
-			true,
-			[]Event{{Type: EvStart}, {Type: EvFinish, Finish: FinishLength}, {Type: EvUsage, Usage: antUsageP(Usage{Output: 3})}, {Type: EvEnd}}},
-		{"error event: EvError, then nothing",
-			"event: message_start\n" + `data: {"type":"message_start","message":{"id":"m","model":"x"}}` + "\n\n" +
-				"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n" +
-				"event: error\n" + `data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}` + "\n\n" +
-				"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"late"}}` + "\n\n",
-			true,
-			[]Event{{Type: EvStart, ID: "m", Model: "x"}, {Type: EvBlockStart, Index: 0, Part: &Part{Kind: PartText}},
-				{Type: EvError, Err: &Error{Type: ErrOverloaded, Code: "overloaded_error", Message: "Overloaded"}}}},
-		{"only pings, ended: start and end", "event: ping\ndata: {\"type\":\"ping\"}\n\n", true, []Event{{Type: EvStart}, {Type: EvEnd}}},
-	}
-	for _, tc := range cases {
+	for _, tc := range antToleranceCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := antDecodeAll(t, tc.sse, tc.ended)
 			if err != nil {
