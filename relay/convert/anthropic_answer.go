@@ -261,6 +261,9 @@ func (antCodec) ParseError(status int, body []byte) *Error {
 
 // BuildError implements Codec: e in Anthropic's error shape (the relay sends it with e's status).
 func (antCodec) BuildError(e *Error) []byte {
+	if e == nil {
+		e = &Error{Type: ErrServer}
+	}
 	b, _ := json.Marshal(antErrorBody{Type: "error", Error: antErrorDetail{Type: antErrorWord(e), Message: e.Message}})
 	return b
 }

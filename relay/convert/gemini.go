@@ -12,6 +12,7 @@ import (
 	"tollgate/relay/adaptor"
 )
 
+// init registers the Gemini codec.
 func init() { register(gemCodec{}) }
 
 // gemCodec is the Gemini generateContent codec (Google AI Studio, v1beta). The model and stream-ness travel
@@ -186,7 +187,9 @@ func (gemCodec) ParseRequest(body []byte) (*Request, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.Messages = append(r.Messages, m)
+		if len(m.Parts) > 0 { // a turn of empty texts says nothing (and empty turns trouble other protocols)
+			r.Messages = append(r.Messages, m)
+		}
 	}
 	if err := gemParseTools(top, r); err != nil {
 		return nil, err

@@ -99,12 +99,12 @@ var gemParseCases = []struct{ name, body, canon string }{
 	{"OpenAPI parameters become JSON Schema; ANY with several names keeps those tools",
 		`{"contents":[{"parts":[{"text":"x"}]}],
 		  "tools":[{"functionDeclarations":[{"name":"a","description":"A","parameters":{"type":"OBJECT","propertyOrdering":["z","k"],
-		    "properties":{"z":{"type":"STRING","nullable":true,"format":"enum","enum":["p","q"]},"k":{"type":"ARRAY","minItems":"1","items":{"type":"INTEGER","format":"int32"}}},
+		    "properties":{"z":{"type":"STRING","nullable":true,"format":"enum","enum":["p","q"]},"k":{"type":"ARRAY","minItems":"1","items":{"type":"INTEGER","format":"int32"}},"u":{"type":["STRING","NULL"]}},
 		    "required":["z"]}},{"name":"b"},{"name":"c"}]}],
 		  "toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["a","c"]}}}`,
 		`{"model":"","messages":[{"role":"user","parts":[{"kind":"text","text":"x"}]}],
 		  "tools":[{"name":"a","description":"A","parameters":{"type":"object","properties":{"z":{"type":["string","null"],"enum":["p","q"]},
-		    "k":{"type":"array","minItems":1,"items":{"type":"integer","format":"int32"}}},"required":["z"]}},{"name":"c"}],
+		    "k":{"type":"array","minItems":1,"items":{"type":"integer","format":"int32"}},"u":{"type":["string","null"]}},"required":["z"]}},{"name":"c"}],
 		  "tool_choice":{"mode":"required"},"stream":false}`},
 	{"tool modes AUTO and NONE",
 		`{"contents":[{"parts":[{"text":"x"}]}],"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}}`,
@@ -514,6 +514,7 @@ func TestGemErrors(t *testing.T) {
 		{504, `{"error":{"code":504,"message":"t","status":"DEADLINE_EXCEEDED"}}`, Error{504, ErrTimeout, "DEADLINE_EXCEEDED", "t"}},
 		{413, `{"error":{"code":413,"message":"too big"}}`, Error{413, ErrTooLarge, "", "too big"}},
 		{0, `{"error":{"code":429,"message":"slow","status":"RESOURCE_EXHAUSTED"}}`, Error{429, ErrRateLimit, "RESOURCE_EXHAUSTED", "slow"}},
+		{502, `{"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}}`, Error{503, ErrOverloaded, "UNAVAILABLE", "busy"}},
 	}
 	for _, tc := range cases {
 		got := c.ParseError(tc.status, []byte(tc.body))

@@ -134,7 +134,7 @@ func oaiBuildFormat(f *ResponseFormat) any {
 // messages. Calls without an id get one ("call_<message>_<part>"), and results without a call id answer the
 // latest call of their tool name.
 func oaiBuildMessages(r *Request) ([]oaiOutMessage, error) {
-	var out []oaiOutMessage
+	out := []oaiOutMessage{}
 	if len(r.System) > 0 {
 		texts := make([]string, 0, len(r.System))
 		for j, p := range r.System {
