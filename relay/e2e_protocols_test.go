@@ -3,6 +3,7 @@ package relay_test
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -133,4 +134,55 @@ func TestModelNotFound_InEveryCallerShape(t *testing.T) {
 	if a.status != http.StatusNotFound || gjson.GetBytes(a.body, "error.status").String() != "NOT_FOUND" {
 		t.Fatalf("gemini: %d %s", a.status, a.body)
 	}
+}
+
+// streamGenerateContent without alt=sse is answered as Google does: one JSON array of chunks, from a Gemini
+// channel (the request passed through as written, safety settings included) and from any other channel
+// (translated).
+func TestGeminiArrayStream_FromEveryChannelType(t *testing.T) {
+	t.Parallel()
+	w := newProtoWorld(t, nil)
+	body := map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}},
+		"safetySettings": []any{map[string]any{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}}}
+	for _, typ := range []string{"gemini", "openai", "anthropic"} {
+		a := w.call("POST", "/v1beta/models/p-"+typ+":streamGenerateContent", "", body, "x-goog-api-key", w.key)
+		if a.status != http.StatusOK || !strings.HasPrefix(a.header.Get("Content-Type"), "application/json") {
+			t.Fatalf("%s: %d %s %s", typ, a.status, a.header.Get("Content-Type"), a.body)
+		}
+		chunks := gjson.ParseBytes(a.body)
+		if !chunks.IsArray() || len(chunks.Array()) < 2 {
+			t.Fatalf("%s: not a JSON array of chunks: %s", typ, a.body)
+		}
+		var text strings.Builder
+		for _, c := range chunks.Array() {
+			text.WriteString(c.Get("candidates.0.content.parts.0.text").String())
+		}
+		last := chunks.Array()[len(chunks.Array())-1]
+		if !strings.HasPrefix(text.String(), fullText) || last.Get("usageMetadata.totalTokenCount").Int() != 30 {
+			t.Fatalf("%s: text %q, last chunk %s", typ, text.String(), last.Raw)
+		}
+		if l := w.logOf(a.reqID); l.Cost != 50 || l.ClientProtocol != "gemini" || l.UpstreamProtocol != typ {
+			t.Fatalf("%s: log cost %d %s→%s", typ, l.Cost, l.ClientProtocol, l.UpstreamProtocol)
+		}
+	}
+	last, _ := w.fakes["gemini"].Last()
+	if !last.Get("safetySettings.0.threshold").Exists() || last.Query != "alt=sse" {
+		t.Fatalf("the Gemini channel got %s?%s: the request must pass through as written, streamed as SSE", last.Body, last.Query)
+	}
+}
+
+// A translated answer has one choice: n > 1 (candidateCount, n) to a channel of another protocol is a 400
+// naming the field, never a silently single answer.
+func TestConvert_SeveralChoicesAreRefusedNotDropped(t *testing.T) {
+	t.Parallel()
+	w := newProtoWorld(t, nil)
+	body := map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}},
+		"generationConfig": map[string]any{"candidateCount": 2}}
+	a := w.call("POST", "/v1beta/models/p-openai:generateContent", "", body, "x-goog-api-key", w.key)
+	if a.status != http.StatusBadRequest || gjson.GetBytes(a.body, "error.status").String() != "INVALID_ARGUMENT" ||
+		!strings.Contains(gjson.GetBytes(a.body, "error.message").String(), `"n"`) {
+		t.Fatalf("candidateCount 2 to an openai channel: %d %s", a.status, a.body)
+	}
+	a = w.call("POST", "/v1/chat/completions", w.key, chatBody("p-gemini", false, "n", 2))
+	openAIErr(t, a, http.StatusBadRequest, "unsupported_field")
 }

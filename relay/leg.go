@@ -76,9 +76,25 @@ func (r *Relay) legFor(rq *request, ch *channel.Channel) (*leg, *relayError) {
 	if lg.client, found = convert.For(rq.proto); !found {
 		return nil, newErr(http.StatusBadRequest, "untranslatable", rq.proto.String(), p.String())
 	}
+	if ad.Supports(rq.ep) {
+		// A Gemini stream asked for as a JSON array from a Gemini channel: the request goes as the caller
+		// wrote it (safety settings, cached content and all); only the answer is re-encoded. The encoder
+		// reads the parsed request for the caller's thinking choice only, and works without it.
+		_, _ = rq.canonical(lg.client)
+		body, err := passBody(rq, upstreamModel)
+		if err != nil {
+			return nil, newErr(http.StatusBadRequest, "invalid_json")
+		}
+		lg.ep, lg.body = rq.ep, body
+		return lg, nil
+	}
 	canon, rerr := rq.canonical(lg.client)
 	if rerr != nil {
 		return nil, rerr
+	}
+	if canon.N > 1 {
+		// The canonical answer has one choice: a translated n > 1 would silently return one.
+		return nil, newErr(http.StatusBadRequest, "unsupported_field", "n", p.String(), "only one choice is translated")
 	}
 	req := *canon
 	req.Model = upstreamModel

@@ -145,8 +145,8 @@ func gemArr(o gemObj, camel, at string) ([]json.RawMessage, string, error) {
 	return a, k, nil
 }
 
-// gemUnsupported is a Gemini field a translation cannot carry (ParseRequest does not know the target; the
-// field is refused whatever it is, so Target is the caller's own protocol).
+// gemUnsupported is a Gemini field no translation can carry. ParseRequest does not know the target (the
+// relay reports these refusals without one), so Target is the caller's own protocol.
 func gemUnsupported(field, why string) *Unsupported {
 	return &Unsupported{Field: field, Target: adaptor.Gemini, Why: why}
 }

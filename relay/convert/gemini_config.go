@@ -430,9 +430,9 @@ func gemBuildTools(r *Request, out *gemRequest) error {
 	if len(r.Tools) == 0 {
 		return nil
 	}
-	if r.ParallelToolCalls != nil && !*r.ParallelToolCalls {
-		return gemRefuse("parallel_tool_calls", "Gemini cannot be limited to one call per turn")
-	}
+	// parallel_tool_calls false has no Gemini form and is dropped: it only caps how many calls one turn
+	// may hold, every client that sends it (Codex CLI always does) runs each call it gets, and refusing it
+	// would shut those clients out of Gemini channels altogether.
 	decls := make([]gemFuncDecl, len(r.Tools))
 	for i, t := range r.Tools {
 		decls[i] = gemFuncDecl{Name: t.Name, Description: t.Description}

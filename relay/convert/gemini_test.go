@@ -326,12 +326,23 @@ func TestGemBuildRequest(t *testing.T) {
 	}
 }
 
+// Codex CLI sends parallel_tool_calls false on every call: a Gemini upstream, which cannot be capped at one
+// call per turn, gets the request without it rather than the caller a 400.
+func TestGemBuildRequestDropsParallelToolCallsFalse(t *testing.T) {
+	no := false
+	r := &Request{Model: "m", Messages: []Message{{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: "x"}}}},
+		Tools: []Tool{{Name: "f"}}, ParallelToolCalls: &no}
+	b, err := gemCodecT(t).BuildRequest(r)
+	if err != nil || !strings.Contains(string(b), `"functionDeclarations"`) {
+		t.Fatalf("body %s, err %v", b, err)
+	}
+}
+
 func TestGemBuildRequestRefusals(t *testing.T) {
 	c := gemCodecT(t)
 	base := func() *Request {
 		return &Request{Model: "m", Messages: []Message{{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: "x"}}}}}
 	}
-	no := false
 	cases := []struct {
 		field string
 		edit  func(r *Request)
@@ -340,7 +351,6 @@ func TestGemBuildRequestRefusals(t *testing.T) {
 		{"top_logprobs", func(r *Request) { r.TopLogprobs = 3 }},
 		{"logit_bias", func(r *Request) { r.LogitBias = json.RawMessage(`{"50256":-100}`) }},
 		{"stop", func(r *Request) { r.Stop = []string{"1", "2", "3", "4", "5", "6"} }},
-		{"parallel_tool_calls", func(r *Request) { r.Tools = []Tool{{Name: "f"}}; r.ParallelToolCalls = &no }},
 		{"messages[1].tool_calls[c].arguments", func(r *Request) {
 			r.Messages = append(r.Messages, Message{Role: RoleAssistant,
 				Parts: []Part{{Kind: PartToolCall, ToolCall: &ToolCall{ID: "c", Name: "f", Args: "[1]"}}}})

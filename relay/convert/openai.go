@@ -12,12 +12,14 @@ import (
 	"tollgate/relay/adaptor"
 )
 
-// oaiCodec is the OpenAI chat completions codec: requests here, answers and errors in openai_answer.go, streams
-// in openai_stream.go. now stamps the created field of answers and chunks (nil: the wall clock); tests fix it.
+// oaiCodec is the OpenAI chat completions codec: requests read here and built in openai_build.go, answers and
+// errors in openai_answer.go, streams in openai_stream.go. now stamps the created field of answers and
+// chunks (nil: the wall clock); tests fix it.
 type oaiCodec struct {
 	now func() time.Time
 }
 
+// init registers the codec for adaptor.OpenAI.
 func init() { register(oaiCodec{}) }
 
 // Protocol implements Codec.
@@ -142,7 +144,8 @@ func oaiGiven(raw json.RawMessage) bool {
 // ParseRequest implements Codec: a chat completions body in canonical form. System and developer messages go
 // to System in order (wherever they stood); tool messages become tool results in user messages (consecutive
 // ones in one message); reasoning_content the caller sends back in history is not the caller's content and is
-// not read.
+// not read. A malformed body is *Invalid; a field canonical cannot carry (audio, files, custom tools, web
+// search, a non-default verbosity) is *Unsupported.
 func (oaiCodec) ParseRequest(body []byte) (*Request, error) {
 	var w oaiRequest
 	if err := json.Unmarshal(body, &w); err != nil {
@@ -248,22 +251,28 @@ func oaiTypeWord(kind string) string {
 	return "an object"
 }
 
+// oaiUnsupported is a caller's field that canonical cannot carry, so no translation can send it (the relay
+// answers 400 naming it, whatever the channel).
+func oaiUnsupported(field, why string) error {
+	return &Unsupported{Field: field, Target: adaptor.OpenAI, Why: why}
+}
+
 // oaiRefuseExtras refuses the request fields that change the answer and that canonical cannot carry: audio
 // output, built-in web search, and a non-default verbosity.
 func oaiRefuseExtras(w *oaiRequest) error {
 	for _, m := range w.Modalities {
 		if m != "text" {
-			return &Invalid{Field: "modalities", Why: "only text output can be translated for another protocol's upstream"}
+			return oaiUnsupported("modalities", "only text output can be translated to another protocol")
 		}
 	}
 	if oaiGiven(w.Audio) {
-		return &Invalid{Field: "audio", Why: "audio output cannot be translated for another protocol's upstream"}
+		return oaiUnsupported("audio", "audio output cannot be translated to another protocol")
 	}
 	if oaiGiven(w.WebSearchOptions) {
-		return &Invalid{Field: "web_search_options", Why: "built-in web search cannot be translated for another protocol's upstream"}
+		return oaiUnsupported("web_search_options", "built-in web search cannot be translated to another protocol")
 	}
 	if w.Verbosity != "" && w.Verbosity != "medium" {
-		return &Invalid{Field: "verbosity", Why: "has no equivalent in another protocol"}
+		return oaiUnsupported("verbosity", "a non-default verbosity cannot be translated to another protocol")
 	}
 	return nil
 }
@@ -313,7 +322,7 @@ func oaiParseTools(tools []oaiTool, functions []oaiFunction) ([]Tool, error) {
 	var out []Tool
 	for i, t := range tools {
 		if t.Type != "" && t.Type != "function" {
-			return nil, &Invalid{Field: fmt.Sprintf("tools[%d].type", i), Why: fmt.Sprintf("%q tools cannot be translated for another protocol's upstream", t.Type)}
+			return nil, oaiUnsupported(fmt.Sprintf("tools[%d].type", i), fmt.Sprintf("%q tools cannot be translated to another protocol", t.Type))
 		}
 		if t.Function == nil || t.Function.Name == "" {
 			return nil, &Invalid{Field: fmt.Sprintf("tools[%d].function.name", i), Why: "is required"}
@@ -373,7 +382,7 @@ func oaiParseToolChoice(raw json.RawMessage, field string) (*ToolChoice, error) 
 		name = obj.Function.Name
 	}
 	if obj.Type != "" && obj.Type != "function" {
-		return nil, &Invalid{Field: field + ".type", Why: fmt.Sprintf("%q tool choices cannot be translated for another protocol's upstream", obj.Type)}
+		return nil, oaiUnsupported(field+".type", fmt.Sprintf("%q tool choices cannot be translated to another protocol", obj.Type))
 	}
 	if name == "" {
 		return nil, &Invalid{Field: field + ".function.name", Why: "is required"}
@@ -402,7 +411,7 @@ func oaiParseMessages(r *Request, msgs []oaiMessage) error {
 			r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: parts})
 		case "assistant":
 			if oaiGiven(m.Audio) {
-				return &Invalid{Field: at + ".audio", Why: "audio answers cannot be translated for another protocol's upstream"}
+				return oaiUnsupported(at+".audio", "audio answers cannot be translated to another protocol")
 			}
 			parts, err := oaiAssistantParts(&m, at, i, names, lastFn)
 			if err != nil {
@@ -519,7 +528,7 @@ func oaiUserParts(raw json.RawMessage, field string) ([]Part, error) {
 			}
 			out = append(out, Part{Kind: PartImage, Image: img})
 		case "input_audio", "file":
-			return nil, &Invalid{Field: at + ".type", Why: fmt.Sprintf("%q parts cannot be translated for another protocol's upstream", p.Type)}
+			return nil, oaiUnsupported(at+".type", fmt.Sprintf("%q parts cannot be translated to another protocol", p.Type))
 		default:
 			return nil, &Invalid{Field: at + ".type", Why: fmt.Sprintf("%q is not a known content part type", p.Type)}
 		}
@@ -576,7 +585,7 @@ func oaiAssistantParts(m *oaiMessage, at string, i int, names, lastFn map[string
 	for j, tc := range m.ToolCalls {
 		field := fmt.Sprintf("%s.tool_calls[%d]", at, j)
 		if tc.Type != "" && tc.Type != "function" {
-			return nil, &Invalid{Field: field + ".type", Why: fmt.Sprintf("%q tool calls cannot be translated for another protocol's upstream", tc.Type)}
+			return nil, oaiUnsupported(field+".type", fmt.Sprintf("%q tool calls cannot be translated to another protocol", tc.Type))
 		}
 		id := tc.ID
 		if id == "" {

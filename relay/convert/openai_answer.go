@@ -12,13 +12,15 @@ import (
 )
 
 // oaiUsage is a chat completions usage object. prompt_tokens counts every prompt token (cached ones too);
-// completion_tokens includes the reasoning tokens.
+// prompt_tokens_details has the cache reads (cached_tokens) and, when there are any, the cache writes
+// (cache_write_tokens, as OpenAI and OpenRouter report them); completion_tokens includes the reasoning tokens.
 type oaiUsage struct {
 	PromptTokens        int64 `json:"prompt_tokens"`
 	CompletionTokens    int64 `json:"completion_tokens"`
 	TotalTokens         int64 `json:"total_tokens"`
 	PromptTokensDetails struct {
-		CachedTokens int64 `json:"cached_tokens"`
+		CachedTokens     int64 `json:"cached_tokens"`
+		CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 	} `json:"prompt_tokens_details"`
 	CompletionTokensDetails struct {
 		ReasoningTokens int64 `json:"reasoning_tokens"`
@@ -28,13 +30,13 @@ type oaiUsage struct {
 // oaiUsageOut is canonical usage as the caller's usage object.
 func oaiUsageOut(u Usage) *oaiUsage {
 	o := &oaiUsage{PromptTokens: u.Prompt(), CompletionTokens: u.Output, TotalTokens: u.Prompt() + u.Output}
-	o.PromptTokensDetails.CachedTokens = u.CacheRead
+	o.PromptTokensDetails.CachedTokens, o.PromptTokensDetails.CacheWriteTokens = u.CacheRead, u.CacheWrite
 	o.CompletionTokensDetails.ReasoningTokens = u.Reasoning
 	return o
 }
 
 // oaiUsageIn reads an upstream's usage object. Cached prompt tokens are prompt_tokens_details.cached_tokens
-// (DeepSeek: prompt_cache_hit_tokens); OpenRouter's prompt_tokens_details.cache_write_tokens are CacheWrite.
+// (DeepSeek: prompt_cache_hit_tokens); prompt_tokens_details.cache_write_tokens are CacheWrite.
 func oaiUsageIn(u gjson.Result) Usage {
 	prompt := u.Get("prompt_tokens").Int()
 	read := u.Get("prompt_tokens_details.cached_tokens").Int()

@@ -78,9 +78,9 @@ var oaiDecodeCases = []struct {
 		`{"id":"chatcmpl-1","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}`,
 		`{"id":"chatcmpl-1","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":null}]}`,
 		`{"id":"chatcmpl-1","model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
-		`{"id":"chatcmpl-1","model":"gpt-4o","choices":[],"usage":{"prompt_tokens":1300,"completion_tokens":10,"total_tokens":1310,"prompt_tokens_details":{"cached_tokens":1000}}}`,
+		`{"id":"chatcmpl-1","model":"gpt-4o","choices":[],"usage":{"prompt_tokens":1300,"completion_tokens":10,"total_tokens":1310,"prompt_tokens_details":{"cached_tokens":1000,"cache_write_tokens":200}}}`,
 		`[DONE]`}, false,
-		[]string{"start chatcmpl-1 gpt-4o", "block 0 text", "text 0 Hel", "text 0 lo", "stop 0", "finish stop", "usage 300/1000/0/10/0", "end"}},
+		[]string{"start chatcmpl-1 gpt-4o", "block 0 text", "text 0 Hel", "text 0 lo", "stop 0", "finish stop", "usage 100/1000/200/10/0", "end"}},
 	{"deepseek reasoning then content", []string{
 		`{"id":"d","model":"deepseek-reasoner","choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":"hm"}}]}`,
 		`{"id":"d","choices":[{"index":0,"delta":{"content":null,"reasoning_content":"m."}}]}`,
@@ -197,7 +197,7 @@ data: {"id":"chatcmpl-msg_1","object":"chat.completion.chunk","created":17000000
 
 data: {"id":"chatcmpl-msg_1","object":"chat.completion.chunk","created":1700000000,"model":"claude-x","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}]}
 
-data: {"id":"chatcmpl-msg_1","object":"chat.completion.chunk","created":1700000000,"model":"claude-x","choices":[],"usage":{"prompt_tokens":1300,"completion_tokens":10,"total_tokens":1310,"prompt_tokens_details":{"cached_tokens":1000},"completion_tokens_details":{"reasoning_tokens":0}}}
+data: {"id":"chatcmpl-msg_1","object":"chat.completion.chunk","created":1700000000,"model":"claude-x","choices":[],"usage":{"prompt_tokens":1300,"completion_tokens":10,"total_tokens":1310,"prompt_tokens_details":{"cached_tokens":1000,"cache_write_tokens":200},"completion_tokens_details":{"reasoning_tokens":0}}}
 
 data: [DONE]
 

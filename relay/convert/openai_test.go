@@ -133,36 +133,40 @@ func TestOAIParseRequest(t *testing.T) {
 }
 
 // oaiParseErrorCases are bodies ParseRequest refuses, with the field named and whether it is *Invalid.
-var oaiParseErrorCases = []struct{ name, body, field string }{
-	{"not json", `{"messages":`, "body"},
-	{"missing messages", `{"model":"m"}`, "messages"},
-	{"null messages", `{"model":"m","messages":null}`, "messages"},
-	{"empty messages", `{"model":"m","messages":[]}`, "messages"},
-	{"wrong type temperature", `{"messages":[{"role":"user","content":"x"}],"temperature":"hot"}`, "temperature"},
-	{"wrong type messages", `{"messages":{"role":"user"}}`, "messages"},
-	{"content number", `{"messages":[{"role":"user","content":5}]}`, "messages[0].content"},
-	{"arguments not json", `{"messages":[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{oops"}}]}]}`, "messages[0].tool_calls[0].function.arguments"},
-	{"arguments object", `{"messages":[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":{"a":1}}}]}]}`, "messages.tool_calls.function.arguments"},
-	{"audio part", `{"messages":[{"role":"user","content":[{"type":"text","text":"x"},{"type":"input_audio","input_audio":{"data":"AA","format":"wav"}}]}]}`, "messages[0].content[1].type"},
-	{"file part", `{"messages":[{"role":"user","content":[{"type":"file","file":{"file_id":"f"}}]}]}`, "messages[0].content[0].type"},
-	{"unknown part", `{"messages":[{"role":"user","content":[{"type":"video"}]}]}`, "messages[0].content[0].type"},
-	{"image in system", `{"messages":[{"role":"system","content":[{"type":"image_url","image_url":{"url":"u"}}]},{"role":"user","content":"x"}]}`, "messages[0].content[0].type"},
-	{"image without url", `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"detail":"low"}}]}]}`, "messages[0].content[0].image_url.url"},
-	{"unknown role", `{"messages":[{"role":"robot","content":"x"}]}`, "messages[0].role"},
-	{"tool without id", `{"messages":[{"role":"tool","content":"x"}]}`, "messages[0].tool_call_id"},
-	{"assistant audio", `{"messages":[{"role":"assistant","audio":{"id":"a"}}]}`, "messages[0].audio"},
-	{"custom tool", `{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"custom","custom":{"name":"c"}}]}`, "tools[0].type"},
-	{"tool without name", `{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{}}]}`, "tools[0].function.name"},
-	{"allowed_tools choice", `{"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"allowed_tools","allowed_tools":{}}}`, "tool_choice.type"},
-	{"bad choice word", `{"messages":[{"role":"user","content":"x"}],"tool_choice":"always"}`, "tool_choice"},
-	{"bad stop", `{"messages":[{"role":"user","content":"x"}],"stop":5}`, "stop"},
-	{"bad format", `{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"xml"}}`, "response_format.type"},
-	{"schema missing", `{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema"}}`, "response_format.json_schema"},
-	{"audio output", `{"messages":[{"role":"user","content":"x"}],"modalities":["text","audio"],"audio":{"voice":"alloy"}}`, "modalities"},
-	{"audio param", `{"messages":[{"role":"user","content":"x"}],"audio":{"voice":"alloy"}}`, "audio"},
-	{"web search", `{"messages":[{"role":"user","content":"x"}],"web_search_options":{}}`, "web_search_options"},
-	{"verbosity", `{"messages":[{"role":"user","content":"x"}],"verbosity":"low"}`, "verbosity"},
-	{"logit_bias type", `{"messages":[{"role":"user","content":"x"}],"logit_bias":[1]}`, "logit_bias"},
+var oaiParseErrorCases = []struct {
+	name        string
+	unsupported bool
+	body, field string
+}{
+	{"not json", false, `{"messages":`, "body"},
+	{"missing messages", false, `{"model":"m"}`, "messages"},
+	{"null messages", false, `{"model":"m","messages":null}`, "messages"},
+	{"empty messages", false, `{"model":"m","messages":[]}`, "messages"},
+	{"wrong type temperature", false, `{"messages":[{"role":"user","content":"x"}],"temperature":"hot"}`, "temperature"},
+	{"wrong type messages", false, `{"messages":{"role":"user"}}`, "messages"},
+	{"content number", false, `{"messages":[{"role":"user","content":5}]}`, "messages[0].content"},
+	{"arguments not json", false, `{"messages":[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{oops"}}]}]}`, "messages[0].tool_calls[0].function.arguments"},
+	{"arguments object", false, `{"messages":[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":{"a":1}}}]}]}`, "messages.tool_calls.function.arguments"},
+	{"audio part", true, `{"messages":[{"role":"user","content":[{"type":"text","text":"x"},{"type":"input_audio","input_audio":{"data":"AA","format":"wav"}}]}]}`, "messages[0].content[1].type"},
+	{"file part", true, `{"messages":[{"role":"user","content":[{"type":"file","file":{"file_id":"f"}}]}]}`, "messages[0].content[0].type"},
+	{"unknown part", false, `{"messages":[{"role":"user","content":[{"type":"video"}]}]}`, "messages[0].content[0].type"},
+	{"image in system", false, `{"messages":[{"role":"system","content":[{"type":"image_url","image_url":{"url":"u"}}]},{"role":"user","content":"x"}]}`, "messages[0].content[0].type"},
+	{"image without url", false, `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"detail":"low"}}]}]}`, "messages[0].content[0].image_url.url"},
+	{"unknown role", false, `{"messages":[{"role":"robot","content":"x"}]}`, "messages[0].role"},
+	{"tool without id", false, `{"messages":[{"role":"tool","content":"x"}]}`, "messages[0].tool_call_id"},
+	{"assistant audio", true, `{"messages":[{"role":"assistant","audio":{"id":"a"}}]}`, "messages[0].audio"},
+	{"custom tool", true, `{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"custom","custom":{"name":"c"}}]}`, "tools[0].type"},
+	{"tool without name", false, `{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{}}]}`, "tools[0].function.name"},
+	{"allowed_tools choice", true, `{"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"allowed_tools","allowed_tools":{}}}`, "tool_choice.type"},
+	{"bad choice word", false, `{"messages":[{"role":"user","content":"x"}],"tool_choice":"always"}`, "tool_choice"},
+	{"bad stop", false, `{"messages":[{"role":"user","content":"x"}],"stop":5}`, "stop"},
+	{"bad format", false, `{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"xml"}}`, "response_format.type"},
+	{"schema missing", false, `{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema"}}`, "response_format.json_schema"},
+	{"audio output", true, `{"messages":[{"role":"user","content":"x"}],"modalities":["text","audio"],"audio":{"voice":"alloy"}}`, "modalities"},
+	{"audio param", true, `{"messages":[{"role":"user","content":"x"}],"audio":{"voice":"alloy"}}`, "audio"},
+	{"web search", true, `{"messages":[{"role":"user","content":"x"}],"web_search_options":{}}`, "web_search_options"},
+	{"verbosity", true, `{"messages":[{"role":"user","content":"x"}],"verbosity":"low"}`, "verbosity"},
+	{"logit_bias type", false, `{"messages":[{"role":"user","content":"x"}],"logit_bias":[1]}`, "logit_bias"},
 }
 
 func TestOAIParseRequestErrors(t *testing.T) {
@@ -170,11 +174,18 @@ func TestOAIParseRequestErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := oaiTestCodec.ParseRequest([]byte(tc.body))
 			var inv *Invalid
-			if !errors.As(err, &inv) {
-				t.Fatalf("err = %v (%T), want *Invalid", err, err)
+			var uns *Unsupported
+			field := ""
+			switch {
+			case tc.unsupported && errors.As(err, &uns):
+				field = uns.Field
+			case !tc.unsupported && errors.As(err, &inv):
+				field = inv.Field
+			default:
+				t.Fatalf("err = %v (%T), want unsupported %v", err, err, tc.unsupported)
 			}
-			if inv.Field != tc.field {
-				t.Fatalf("field = %q (%v), want %q", inv.Field, inv, tc.field)
+			if field != tc.field {
+				t.Fatalf("field = %q (%v), want %q", field, err, tc.field)
 			}
 		})
 	}
@@ -388,7 +399,7 @@ func TestOAIBuildResponse(t *testing.T) {
 			"usage":{"input":100,"cache_read":1000,"cache_write":200,"output":10},"has_usage":true}`,
 			`{"id":"chatcmpl-msg_01","object":"chat.completion","created":1700000000,"model":"claude-x","choices":[{"index":0,
 			"message":{"role":"assistant","content":"Hello","reasoning_content":"a\n\nb","refusal":null},"logprobs":null,"finish_reason":"stop"}],
-			"usage":{"prompt_tokens":1300,"completion_tokens":10,"total_tokens":1310,"prompt_tokens_details":{"cached_tokens":1000},
+			"usage":{"prompt_tokens":1300,"completion_tokens":10,"total_tokens":1310,"prompt_tokens_details":{"cached_tokens":1000,"cache_write_tokens":200},
 			"completion_tokens_details":{"reasoning_tokens":0}}}`},
 		{"gemini tool calls", &Request{Model: "alias"},
 			`{"id":"","model":"","parts":[{"kind":"tool_call","tool_call":{"id":"call_0","name":"f","args":"{\"a\":\"<b>\"}"}},
