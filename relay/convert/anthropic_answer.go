@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -186,25 +185,10 @@ var antErrorTypes = map[string]ErrorType{
 
 // antStatusErrorType is the canonical error type of an HTTP status (a stream's 0 is a server error).
 func antStatusErrorType(status int) ErrorType {
-	switch status {
-	case http.StatusUnauthorized:
-		return ErrAuthentication
-	case http.StatusPaymentRequired:
-		return ErrQuota
-	case http.StatusForbidden:
-		return ErrPermission
-	case http.StatusNotFound:
-		return ErrNotFound
-	case http.StatusRequestEntityTooLarge:
-		return ErrTooLarge
-	case http.StatusTooManyRequests:
-		return ErrRateLimit
-	case 529, http.StatusServiceUnavailable:
-		return ErrOverloaded
-	case http.StatusGatewayTimeout:
-		return ErrTimeout
+	if t := statusType(status); t != "" {
+		return t
 	}
-	if status >= 500 || status == 0 {
+	if status == 0 {
 		return ErrServer
 	}
 	return ErrInvalidRequest

@@ -3,6 +3,7 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -240,12 +241,7 @@ func (d *antDecoder) blockDelta(evs []Event, data []byte) []Event {
 // stop closes block b.
 func (d *antDecoder) stop(evs []Event, b *antDecBlock) []Event {
 	b.open = false
-	for i, o := range d.open {
-		if o == b {
-			d.open = append(d.open[:i], d.open[i+1:]...)
-			break
-		}
-	}
+	d.open = slices.DeleteFunc(d.open, func(o *antDecBlock) bool { return o == b })
 	return append(evs, Event{Type: EvBlockStop, Index: b.index})
 }
 
@@ -261,11 +257,7 @@ func (d *antDecoder) Finish(ended bool) []Event {
 		evs = d.stop(evs, d.open[0])
 	}
 	if ended {
-		if !d.started {
-			d.started = true
-			evs = append(evs, Event{Type: EvStart})
-		}
-		evs = append(evs, Event{Type: EvEnd})
+		evs = endEvents(evs, &d.started)
 	}
 	return evs
 }

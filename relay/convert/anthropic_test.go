@@ -32,19 +32,6 @@ func antPtrF(f float64) *float64 { return &f }
 func antPtrI(i int64) *int64     { return &i }
 func antPtrB(b bool) *bool       { return &b }
 
-// antJSONEqual says whether two JSON texts hold the same value (key order and spacing aside).
-func antJSONEqual(t testing.TB, got, want []byte) bool {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("want is not JSON: %v\n%s", err, want)
-	}
-	return reflect.DeepEqual(g, w)
-}
-
 // antParseCases are client request bodies and the canonical request each reads as (they also seed the fuzz
 // test).
 var antParseCases = []struct {
@@ -294,7 +281,7 @@ func TestAntBuildRequest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("BuildRequest: %v", err)
 			}
-			if !antJSONEqual(t, got, []byte(tc.want)) {
+			if !jsonEqual(t, got, []byte(tc.want)) {
 				t.Fatalf("got  %s\nwant %s", got, tc.want)
 			}
 			// What we build, we read back (the fields Messages carries survive the round trip).
@@ -434,7 +421,7 @@ func TestAntBuildResponse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !antJSONEqual(t, got, []byte(tc.want)) {
+			if !jsonEqual(t, got, []byte(tc.want)) {
 				t.Fatalf("got  %s\nwant %s", got, tc.want)
 			}
 			var m anthropic.Message // the official SDK reads it
@@ -491,7 +478,7 @@ func TestAntErrors(t *testing.T) {
 		}
 		// And back: the canonical type gives the same word.
 		out := c.BuildError(e)
-		if !antJSONEqual(t, out, []byte(body)) {
+		if !jsonEqual(t, out, []byte(body)) {
 			t.Errorf("BuildError(%+v) = %s, want %s", e, out, body)
 		}
 	}
@@ -521,7 +508,7 @@ func TestAntErrors(t *testing.T) {
 		{Error{Status: 404, Message: "nf"}, `{"type":"error","error":{"type":"not_found_error","message":"nf"}}`},
 		{Error{Status: 400, Message: "bad"}, `{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}`},
 	} {
-		if got := c.BuildError(&tc.e); !antJSONEqual(t, got, []byte(tc.want)) {
+		if got := c.BuildError(&tc.e); !jsonEqual(t, got, []byte(tc.want)) {
 			t.Errorf("BuildError(%+v) = %s, want %s", tc.e, got, tc.want)
 		}
 	}
@@ -958,7 +945,7 @@ func TestAntStreamRoundTrip(t *testing.T) {
 	}
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)
-	if !antJSONEqual(t, g, w) {
+	if !jsonEqual(t, g, w) {
 		t.Fatalf("got  %s\nwant %s", g, w)
 	}
 	if got.Usage.InputTokens != 100 || got.Usage.CacheReadInputTokens != 1000 || got.Usage.OutputTokens != 42 || string(got.Content[2].Input) != `{"city": "Paris"}` {

@@ -12,6 +12,7 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	"tollgate/relay/adaptor"
 )
@@ -259,6 +260,33 @@ type Error struct {
 	Message string    `json:"message"`
 }
 
+// statusType is the error type an HTTP status implies by itself, shared by every codec: "" for 400, 422 and
+// other statuses that say no more (the codec then reads its protocol's own words, or falls back).
+func statusType(status int) ErrorType {
+	switch status {
+	case http.StatusUnauthorized:
+		return ErrAuthentication
+	case http.StatusPaymentRequired:
+		return ErrQuota
+	case http.StatusForbidden:
+		return ErrPermission
+	case http.StatusNotFound:
+		return ErrNotFound
+	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
+		return ErrTimeout
+	case http.StatusRequestEntityTooLarge:
+		return ErrTooLarge
+	case http.StatusTooManyRequests:
+		return ErrRateLimit
+	case http.StatusServiceUnavailable, 529:
+		return ErrOverloaded
+	}
+	if status >= 500 {
+		return ErrServer
+	}
+	return ""
+}
+
 // Unsupported is a request the target protocol cannot express faithfully: the relay answers 400 naming
 // Field (in the caller's terms) rather than sending a different request.
 type Unsupported struct {
@@ -329,6 +357,16 @@ func register(c Codec) { codecs[c.Protocol()] = c }
 func For(p adaptor.Protocol) (Codec, bool) {
 	c, ok := codecs[p]
 	return c, ok
+}
+
+// endEvents appends what a decoder owes at the normal end of a stream: EvStart if it never started (an
+// upstream that sent nothing a client would see), then EvEnd.
+func endEvents(evs []Event, started *bool) []Event {
+	if !*started {
+		*started = true
+		evs = append(evs, Event{Type: EvStart})
+	}
+	return append(evs, Event{Type: EvEnd})
 }
 
 // EffortBudget is the thinking budget, in tokens, that stands for a reasoning effort when the target takes a

@@ -258,22 +258,10 @@ func gemQuota(e gjson.Result, msg string) bool {
 
 // gemTypeOfStatus is the error type an HTTP status stands for.
 func gemTypeOfStatus(status int) ErrorType {
-	switch {
-	case status == http.StatusUnauthorized:
-		return ErrAuthentication
-	case status == http.StatusForbidden:
-		return ErrPermission
-	case status == http.StatusNotFound:
-		return ErrNotFound
-	case status == http.StatusRequestEntityTooLarge:
-		return ErrTooLarge
-	case status == http.StatusTooManyRequests:
-		return ErrRateLimit
-	case status == http.StatusServiceUnavailable:
-		return ErrOverloaded
-	case status == http.StatusGatewayTimeout:
-		return ErrTimeout
-	case status >= 400 && status < 500:
+	if t := statusType(status); t != "" && t != ErrQuota {
+		return t
+	}
+	if status >= 400 && status < 500 {
 		return ErrInvalidRequest
 	}
 	return ErrServer

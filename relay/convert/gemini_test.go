@@ -21,19 +21,6 @@ func gemCodecT(t testing.TB) Codec {
 	return c
 }
 
-// gemJSONEq says whether two JSON texts hold the same value (key order and spacing aside).
-func gemJSONEq(t testing.TB, got, want []byte) bool {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("want is not JSON: %v\n%s", err, want)
-	}
-	return reflect.DeepEqual(g, w)
-}
-
 // gemCanonJSON is a canonical value as JSON, for comparing with a case's expectation.
 func gemCanonJSON(t testing.TB, v any) []byte {
 	t.Helper()
@@ -149,7 +136,7 @@ func TestGemParseRequest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseRequest: %v", err)
 			}
-			if got := gemCanonJSON(t, r); !gemJSONEq(t, got, []byte(tc.canon)) {
+			if got := gemCanonJSON(t, r); !jsonEqual(t, got, []byte(tc.canon)) {
 				t.Errorf("got  %s\nwant %s", got, tc.canon)
 			}
 		})
@@ -319,7 +306,7 @@ func TestGemBuildRequest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("BuildRequest: %v", err)
 			}
-			if !gemJSONEq(t, got, []byte(tc.want)) {
+			if !jsonEqual(t, got, []byte(tc.want)) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
@@ -407,7 +394,7 @@ func TestGemRequestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !gemJSONEq(t, got, []byte(want)) {
+	if !jsonEqual(t, got, []byte(want)) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
@@ -446,7 +433,7 @@ func TestGemParseResponse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := gemCanonJSON(t, r); !gemJSONEq(t, got, []byte(tc.canon)) {
+			if got := gemCanonJSON(t, r); !jsonEqual(t, got, []byte(tc.canon)) {
 				t.Errorf("got  %s\nwant %s", got, tc.canon)
 			}
 		})
@@ -473,7 +460,7 @@ func TestGemBuildResponse(t *testing.T) {
 	  "finishReason":"STOP","index":0}],
 	  "usageMetadata":{"promptTokenCount":1300,"candidatesTokenCount":10,"totalTokenCount":1310,"cachedContentTokenCount":1000},
 	  "modelVersion":"claude-x","responseId":"msg_1"}`
-	if !gemJSONEq(t, got, []byte(want)) {
+	if !jsonEqual(t, got, []byte(want)) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	// Thoughts are shown to a caller that asked for them; reasoning tokens are split out of the candidates.
@@ -486,7 +473,7 @@ func TestGemBuildResponse(t *testing.T) {
 	want = `{"candidates":[{"content":{"role":"model","parts":[{"text":"hm","thought":true,"thoughtSignature":"s"},{"text":"ok"}]},
 	  "finishReason":"MAX_TOKENS","index":0}],
 	  "usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":20,"totalTokenCount":60,"thoughtsTokenCount":30}}`
-	if !gemJSONEq(t, got, []byte(want)) {
+	if !jsonEqual(t, got, []byte(want)) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	for f, word := range map[FinishReason]string{FinishStop: "STOP", FinishFilter: "SAFETY", FinishError: "OTHER", "": "STOP"} {
@@ -551,13 +538,13 @@ func TestGemErrors(t *testing.T) {
 		{Error{Status: 502, Message: "x"}, `{"error":{"code":502,"message":"x","status":"INTERNAL","details":[]}}`},
 	}
 	for _, tc := range builds {
-		if got := c.BuildError(&tc.e); !gemJSONEq(t, got, []byte(tc.want)) {
+		if got := c.BuildError(&tc.e); !jsonEqual(t, got, []byte(tc.want)) {
 			t.Errorf("BuildError(%+v) = %s, want %s", tc.e, got, tc.want)
 		}
 	}
 	// Round trip: a Gemini error read and written again is the same error.
 	body := []byte(`{"error":{"code":429,"message":"slow","status":"RESOURCE_EXHAUSTED","details":[]}}`)
-	if got := c.BuildError(c.ParseError(429, body)); !gemJSONEq(t, got, body) {
+	if got := c.BuildError(c.ParseError(429, body)); !jsonEqual(t, got, body) {
 		t.Errorf("round trip: %s", got)
 	}
 }
@@ -600,22 +587,7 @@ func gemEv(ev Event) string {
 
 // gemDecodeAll feeds chunks (SSE data) to a decoder and finishes it (ended or cut).
 func gemDecodeAll(t testing.TB, chunks []string, ended bool) []string {
-	t.Helper()
-	d := gemCodecT(t).NewDecoder()
-	var out []string
-	for _, c := range chunks {
-		evs, err := d.Decode("", []byte(c))
-		if err != nil {
-			t.Fatalf("Decode(%s): %v", c, err)
-		}
-		for _, ev := range evs {
-			out = append(out, gemEv(ev))
-		}
-	}
-	for _, ev := range d.Finish(ended) {
-		out = append(out, gemEv(ev))
-	}
-	return out
+	return decodeAll(t, gemCodecT(t).NewDecoder(), chunks, ended, gemEv)
 }
 
 // gemStreamChunks is a Gemini SSE stream: thoughts, text over two chunks, two whole calls, usage on the

@@ -330,30 +330,7 @@ func oaiWordType(w string) ErrorType {
 }
 
 // oaiStatusType is the canonical type an HTTP status implies ("" for 400 and the statuses that imply none).
-func oaiStatusType(status int) ErrorType {
-	switch status {
-	case http.StatusUnauthorized:
-		return ErrAuthentication
-	case http.StatusPaymentRequired:
-		return ErrQuota
-	case http.StatusForbidden:
-		return ErrPermission
-	case http.StatusNotFound:
-		return ErrNotFound
-	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		return ErrTimeout
-	case http.StatusRequestEntityTooLarge:
-		return ErrTooLarge
-	case http.StatusTooManyRequests:
-		return ErrRateLimit
-	case http.StatusServiceUnavailable, 529:
-		return ErrOverloaded
-	}
-	if status >= 500 {
-		return ErrServer
-	}
-	return ""
-}
+func oaiStatusType(status int) ErrorType { return statusType(status) }
 
 // ParseError implements Codec: an OpenAI error body (or an in-stream error chunk, status 0). The type comes
 // from the code word first, then a specific type word, then the status; an unreadable body keeps its text as

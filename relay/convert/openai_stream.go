@@ -343,11 +343,7 @@ func (d *oaiDecoder) Finish(ended bool) []Event {
 	d.finished = true
 	evs := d.closeOpen(nil)
 	if ended {
-		if !d.started {
-			d.started = true
-			evs = append(evs, Event{Type: EvStart})
-		}
-		evs = append(evs, Event{Type: EvEnd})
+		evs = endEvents(evs, &d.started)
 	}
 	return evs
 }

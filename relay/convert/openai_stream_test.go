@@ -48,22 +48,7 @@ func oaiEvString(ev Event) string {
 
 // oaiDecodeAll feeds data events to a new decoder, then Finish(ended); the events as lines.
 func oaiDecodeAll(t *testing.T, chunks []string, ended bool) []string {
-	t.Helper()
-	d := oaiTestCodec.NewDecoder()
-	var out []string
-	for _, c := range chunks {
-		evs, err := d.Decode("", []byte(c))
-		if err != nil {
-			t.Fatalf("Decode(%s): %v", c, err)
-		}
-		for _, ev := range evs {
-			out = append(out, oaiEvString(ev))
-		}
-	}
-	for _, ev := range d.Finish(ended) {
-		out = append(out, oaiEvString(ev))
-	}
-	return out
+	return decodeAll(t, oaiTestCodec.NewDecoder(), chunks, ended, oaiEvString)
 }
 
 // oaiDecodeCases are upstream chunk sequences (ended normally unless cut) and the canonical events each gives.

@@ -634,28 +634,11 @@ func rspErrType(status int, code, typ string) ErrorType {
 	if code == "insufficient_quota" || typ == "insufficient_quota" {
 		return ErrQuota
 	}
-	switch status {
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+	if status == http.StatusBadRequest || status == http.StatusUnprocessableEntity {
 		return ErrInvalidRequest
-	case http.StatusUnauthorized:
-		return ErrAuthentication
-	case http.StatusForbidden:
-		return ErrPermission
-	case http.StatusNotFound:
-		return ErrNotFound
-	case http.StatusRequestEntityTooLarge:
-		return ErrTooLarge
-	case http.StatusTooManyRequests:
-		return ErrRateLimit
-	case http.StatusPaymentRequired:
-		return ErrQuota
-	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		return ErrTimeout
-	case http.StatusServiceUnavailable, 529:
-		return ErrOverloaded
 	}
-	if status >= 500 {
-		return ErrServer
+	if t := statusType(status); t != "" {
+		return t
 	}
 	switch {
 	case code == "rate_limit_exceeded" || typ == "rate_limit_error" || typ == "tokens" || typ == "requests":

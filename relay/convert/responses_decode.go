@@ -2,6 +2,7 @@ package convert
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -250,12 +251,7 @@ func (d *rspDecoder) stop(evs []Event, b *rspDecBlock) []Event {
 		evs = append(evs, Event{Type: EvArgsDelta, Index: b.index, Text: `"}`})
 	}
 	b.open = false
-	for i, o := range d.open {
-		if o == b {
-			d.open = append(d.open[:i], d.open[i+1:]...)
-			break
-		}
-	}
+	d.open = slices.DeleteFunc(d.open, func(o *rspDecBlock) bool { return o == b })
 	return append(evs, Event{Type: EvBlockStop, Index: b.index})
 }
 
