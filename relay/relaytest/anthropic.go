@@ -57,17 +57,23 @@ func (c *call) messages() {
 		sp.content = append(sp.content, namedEvent("content_block_delta", map[string]any{"type": "content_block_delta",
 			"index": 0, "delta": map[string]any{"type": "text_delta", "text": p}}))
 	}
+	sp.tail = c.anthropicTail("end_turn")
+	c.writeStream(sp)
+}
+
+// anthropicTail closes a one-block Messages stream: the block's stop, message_delta with the stop reason
+// and the output usage, message_stop.
+func (c *call) anthropicTail(stopReason string) [][]byte {
 	delta := map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}}
+		"delta": map[string]any{"stop_reason": stopReason, "stop_sequence": nil}}
 	if c.b.usage {
 		delta["usage"] = map[string]int{"output_tokens": c.b.completionTokens}
 	}
-	sp.tail = [][]byte{
+	return [][]byte{
 		namedEvent("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0}),
 		namedEvent("message_delta", delta),
 		namedEvent("message_stop", map[string]any{"type": "message_stop"}),
 	}
-	c.writeStream(sp)
 }
 
 // countTokens answers POST /v1/messages/count_tokens with the configured prompt token count.

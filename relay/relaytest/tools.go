@@ -85,15 +85,7 @@ func (c *call) messagesTool() {
 		sp.content = append(sp.content, namedEvent("content_block_delta", map[string]any{"type": "content_block_delta",
 			"index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": p}}))
 	}
-	delta := map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "tool_use", "stop_sequence": nil}}
-	if c.b.usage {
-		delta["usage"] = map[string]int{"output_tokens": c.b.completionTokens}
-	}
-	sp.tail = [][]byte{
-		namedEvent("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0}),
-		namedEvent("message_delta", delta),
-		namedEvent("message_stop", map[string]any{"type": "message_stop"}),
-	}
+	sp.tail = c.anthropicTail("tool_use")
 	c.writeStream(sp)
 }
 
