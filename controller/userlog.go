@@ -44,6 +44,10 @@ type userLog struct {
 	FirstByteMs int64  `json:"first_byte_ms"`
 	ClientIP    string `json:"client_ip"`
 	ChannelName string `json:"channel_name,omitempty"`
+	// ClientProtocol is what the caller spoke; UpstreamProtocol what its channel was sent, shown (like the
+	// channel) only when show_channel_to_users is on: it says something of the reseller's supply.
+	ClientProtocol   string `json:"client_protocol"`
+	UpstreamProtocol string `json:"upstream_protocol,omitempty"`
 }
 
 // toUserLog builds the owner's view of l; showChannel adds the channel name.
@@ -56,8 +60,9 @@ func toUserLog(l *model.UsageLog, lang i18n.Lang, showChannel bool) userLog {
 		Cost: l.Cost, Price: l.Price.V, GroupRatio: l.GroupRatio, Status: l.Status, HTTPStatus: l.HTTPStatus,
 		ErrorClass: l.ErrorClass, ElapsedMs: l.ElapsedMs, FirstByteMs: l.FirstByteMs, ClientIP: l.ClientIP,
 	}
+	u.ClientProtocol = l.ClientProtocol
 	if showChannel {
-		u.ChannelName = l.ChannelName
+		u.ChannelName, u.UpstreamProtocol = l.ChannelName, l.UpstreamProtocol
 	}
 	if l.Status == "error" {
 		u.ErrorCode = l.ErrorCode

@@ -372,6 +372,9 @@ func (r *Relay) maybeAutoDisable(ch *channel.Channel) {
 // body was what the client got.
 func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	out := &outcome{attempts: st.attempts, ch: st.lastCh}
+	if st.lastCh != nil {
+		out.leg = st.legs[st.lastCh.ID] // the log row names the protocol the failed attempt spoke
+	}
 	f := st.last
 	if f == nil && st.untranslatable != nil {
 		rerr := st.untranslatable

@@ -89,7 +89,7 @@ func TestUserLogs_ShowNoUpstreamTextTheUserWasNotSent(t *testing.T) {
 	raw, rows := userView("en")
 	for _, banned := range []string{secret, "Authorization", "x-api-key", "hidden-openai-channel", "hidden-anthropic-channel",
 		"claude-internal-mapped-model", `"channel_id"`, `"channel_name"`, `"attempts"`, `"upstream_model"`, `"key_index"`,
-		`"sticky"`, `"is_test"`, `"error_shown"`} {
+		`"sticky"`, `"is_test"`, `"error_shown"`, `"upstream_protocol"`} {
 		if strings.Contains(raw, banned) {
 			t.Fatalf("user logs contain %q: %s", banned, raw)
 		}
@@ -112,6 +112,9 @@ func TestUserLogs_ShowNoUpstreamTextTheUserWasNotSent(t *testing.T) {
 	raw, rows = userView("en")
 	if rows[failedID]["channel_name"] != "hidden-openai-channel" || !strings.Contains(raw, "hidden-anthropic-channel") {
 		t.Fatalf("show_channel_to_users: channel names not shown: %s", raw)
+	}
+	if rows[failedID]["client_protocol"] != "openai" || rows[failedID]["upstream_protocol"] != "openai" {
+		t.Fatalf("show_channel_to_users: protocols not shown: %v", rows[failedID])
 	}
 	for _, banned := range []string{secret, `"channel_id"`, `"attempts"`, "claude-internal-mapped-model"} {
 		if strings.Contains(raw, banned) {
