@@ -101,6 +101,12 @@ func isErrorEvent(name string, data []byte) bool {
 	return r[0].String() == "error" || r[0].String() == "response.failed" || r[1].IsObject()
 }
 
+// badEventError is an upstream event a translated stream could not read (its protocol does not allow it).
+type badEventError struct{ err error }
+
+func (e *badEventError) Error() string { return "upstream sent an event it may not: " + e.err.Error() }
+func (e *badEventError) Unwrap() error { return e.err }
+
 // stream passes SSE events through one by one, flushing each the moment it is complete. Nothing is sent
 // before the first event, so a stream that dies before it can still be retried on another channel.
 func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *exchange, out *outcome) (*outcome, *failure) {
@@ -117,6 +123,12 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	for !ended {
 		line, err := br.ReadSlice('\n')
 		ev = append(ev, line...)
+		if len(ev) > EventLimit {
+			// One event larger than any answer an upstream sends: an upstream that never ends its line must
+			// not grow the gateway's memory without bound.
+			readErr, ended = &badEventError{errors.New("an SSE event over the size limit")}, false
+			break
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
@@ -169,8 +181,9 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		if tr != nil {
 			var terr error
 			if ev, terr = tr.event(ev[:0], name, data); terr != nil {
-				// The upstream sent an event its own protocol does not allow: the answer is cut here.
-				readErr = terr
+				// The upstream sent an event its own protocol does not allow: the answer is cut here, even when
+				// that event was the terminal one (it did not end the answer well).
+				readErr, ended = &badEventError{terr}, false
 				break
 			}
 			drop = len(ev) == 0
@@ -191,9 +204,13 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		}
 		ev = ev[:0]
 	}
+	var bad *badEventError
 	if !committed {
-		if readErr == nil || errors.Is(readErr, io.EOF) {
+		switch {
+		case readErr == nil || errors.Is(readErr, io.EOF):
 			return out, &failure{class: ClassBadReply, err: errors.New("upstream stream ended before any event")}
+		case errors.As(readErr, &bad):
+			return out, &failure{class: ClassBadReply, err: readErr}
 		}
 		return out, x.readErr(c, readErr)
 	}
@@ -206,8 +223,11 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	}
 	// Committed, but the stream did not end normally: the client left, or the upstream cut or stalled.
 	f := x.readErr(c, readErr)
-	if errors.Is(readErr, io.EOF) {
+	switch {
+	case errors.Is(readErr, io.EOF):
 		f = &failure{class: ClassReset, err: errors.New("upstream closed the stream early")}
+	case errors.As(readErr, &bad):
+		f = &failure{class: ClassBadReply, err: readErr}
 	}
 	if f.class != ClassCanceled {
 		rerr := newErr(http.StatusBadGateway, "upstream_error", string(f.class))

@@ -3,11 +3,13 @@ package relay_test
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
+	"tollgate/relay"
 	"tollgate/relay/relaytest"
 )
 
@@ -94,5 +96,34 @@ func TestConvert_MalformedUpstreamEventEndsTheStreamCleanly(t *testing.T) {
 	w.fakes["anthropic"].Set(relaytest.Succeed())
 	if a = w.call("POST", "/v1/chat/completions", w.key, chatBody("p-anthropic", false)); a.status != http.StatusOK {
 		t.Fatalf("next call: %d %s", a.status, a.body)
+	}
+}
+
+// An upstream whose stream line never ends is cut at relay.EventLimit as a bad reply (and retried elsewhere
+// when nothing was sent yet), instead of growing the gateway's memory without bound.
+func TestStream_EndlessUpstreamLineIsABadReply(t *testing.T) {
+	t.Parallel()
+	endless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		_, _ = w.Write([]byte("data: "))
+		for i := 0; i < relay.EventLimit>>20+4; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer endless.Close()
+	w := newWorld(t)
+	w.channel(chanSpec{Type: "openai", Name: "endless", BaseURL: endless.URL, Keys: []string{"k"}, Models: []string{"gpt-4o-mini"}})
+	w.prices()
+	k := w.key(w.user("endless", 1_000_000), nil)
+	a := w.call("POST", "/v1/chat/completions", k.Key, chatBody("gpt-4o-mini", true))
+	if a.status != http.StatusBadGateway {
+		t.Fatalf("status %d %s, want 502 upstream_bad_reply", a.status, a.body)
+	}
+	if l := w.logOf(a.reqID); l.ErrorClass != "bad_reply" || l.Cost != 0 {
+		t.Fatalf("log class %s cost %d", l.ErrorClass, l.Cost)
 	}
 }

@@ -91,7 +91,19 @@ func intField(v gjson.Result, name string, lo, hi int64) (int64, *relayError) {
 // generationConfig.maxOutputTokens and candidateCount size the hold.
 func readGeminiFields(body []byte, model string, stream bool) (fields, *relayError) {
 	f := fields{model: model, stream: stream, choices: 1}
-	r := gjson.GetManyBytes(body, "generationConfig.maxOutputTokens", "generationConfig.candidateCount")
+	// Gemini takes every field in camelCase and snake_case alike (bodyshape refuses a body with both).
+	r := gjson.GetManyBytes(body, "generationConfig.maxOutputTokens", "generationConfig.candidateCount",
+		"generation_config.max_output_tokens", "generation_config.candidate_count",
+		"generationConfig.max_output_tokens", "generationConfig.candidate_count",
+		"generation_config.maxOutputTokens", "generation_config.candidateCount")
+	for i := 2; i < len(r); i += 2 {
+		if !r[0].Exists() {
+			r[0] = r[i]
+		}
+		if !r[1].Exists() {
+			r[1] = r[i+1]
+		}
+	}
 	n, rerr := intField(r[0], "generationConfig.maxOutputTokens", 1, MaxOutputTokens)
 	if rerr != nil {
 		return f, rerr

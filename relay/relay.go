@@ -6,6 +6,7 @@ package relay
 import (
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -32,6 +33,9 @@ const BodyLimit = 32 << 20
 
 // ResponseLimit caps a non-stream upstream answer read into memory.
 const ResponseLimit = 64 << 20
+
+// EventLimit bounds one SSE event of an upstream stream (a line without end, or a huge event, is a bad reply).
+const EventLimit = 16 << 20
 
 // Defaults for channels that set no timeout of their own.
 var defaultTimeouts = struct{ connect, firstByte, idle, total time.Duration }{
@@ -80,6 +84,20 @@ func (r *Relay) now() time.Time {
 }
 
 // Register adds the /v1 routes to the engine.
+// NotFound answers a relay path no route matched: 404 route_not_found in the protocol the path belongs to
+// (Gemini under /v1beta, Anthropic under /v1/messages, OpenAI elsewhere), so SDKs read it as an error.
+func (r *Relay) NotFound(c *gin.Context) {
+	p := c.Request.URL.Path
+	proto := adaptor.OpenAI
+	switch {
+	case strings.HasPrefix(p, "/v1beta"):
+		proto = adaptor.Gemini
+	case strings.HasPrefix(p, "/v1/messages"):
+		proto = adaptor.Anthropic
+	}
+	fail(c, proto, newErr(http.StatusNotFound, "route_not_found"))
+}
+
 func (r *Relay) Register(e *gin.Engine) {
 	for ep, path := range routes {
 		if adaptor.ProtocolOf(adaptor.Endpoint(ep)) != adaptor.Gemini { // Gemini's routes carry the model (gemini.go)

@@ -38,6 +38,8 @@ type Handlers struct {
 // RelayRoutes registers the /v1 routes.
 type RelayRoutes interface {
 	Register(r *gin.Engine)
+	// NotFound answers a /v1 or /v1beta path no route matched, in the protocol the path belongs to.
+	NotFound(c *gin.Context)
 }
 
 // New builds the engine.
@@ -135,7 +137,11 @@ func New(h Handlers) *gin.Engine {
 
 	r.NoRoute(func(c *gin.Context) {
 		p := c.Request.URL.Path
-		if strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/v1") || strings.HasPrefix(p, "/v1beta") {
+		if strings.HasPrefix(p, "/v1") {
+			h.Relay.NotFound(c)
+			return
+		}
+		if strings.HasPrefix(p, "/api/") || p == "/api" {
 			middleware.Fail(c, apperr.New(http.StatusNotFound, "route_not_found"))
 			return
 		}

@@ -62,6 +62,15 @@ var readFields = [...]string{"model", "stream", "max_tokens", "max_completion_to
 // optionsRead are the stream_options fields the gateway reads and writes.
 var optionsRead = [...]string{"include_usage"}
 
+// geminiConfig is Gemini's generationConfig, whose output cap and candidate count the gateway reads. Gemini
+// takes each name in camelCase and snake_case, so names are compared with folded case and no underscores:
+// "generation_config" beside "generationConfig", or "max_output_tokens" beside "maxOutputTokens", is a
+// duplicate key.
+const geminiConfig = "generationconfig"
+
+// geminiName folds a Gemini field name: lower case, underscores dropped.
+func geminiName(k string) string { return strings.ReplaceAll(strings.ToLower(k), "_", "") }
+
 // keySet holds the keys of one object: a slice while small, a map once large (a body of a million keys
 // must not cost a million squared compares).
 type keySet struct {
@@ -110,6 +119,7 @@ type scanner struct {
 	opts    keySet
 	topKey  string // the top-level key whose value is being read
 	inOpts  bool   // the level-2 object being read is stream_options
+	inGen   bool   // the level-2 object being read is Gemini's generationConfig
 	escaped bool   // the last string scanned had an escape
 }
 
@@ -153,6 +163,10 @@ func (s *scanner) run() error {
 			if c == '{' {
 				if depth == 2 && s.topKey == "stream_options" {
 					s.inOpts = true
+					s.opts.reset()
+				}
+				if depth == 2 && geminiName(s.topKey) == geminiConfig {
+					s.inGen = true
 					s.opts.reset()
 				}
 				if err := s.member(depth); err != nil {
@@ -239,7 +253,11 @@ func (s *scanner) member(depth int) error {
 		if variant(k, readFields[:]) || s.top.add(k) {
 			return &Error{Code: DuplicateKey, Key: k}
 		}
+		if geminiName(k) == geminiConfig && s.top.add("\x00"+geminiConfig) { // the other spelling came first
+			return &Error{Code: DuplicateKey, Key: k}
+		}
 		s.topKey = k
+		s.inOpts, s.inGen = false, false
 	case depth == 2 && s.inOpts:
 		if s.opts.len() >= MaxKeys {
 			return &Error{Code: TooManyKeys}
@@ -247,6 +265,14 @@ func (s *scanner) member(depth int) error {
 		k := key(raw, esc)
 		if variant(k, optionsRead[:]) || s.opts.add(k) {
 			return &Error{Code: DuplicateKey, Key: "stream_options." + k}
+		}
+	case depth == 2 && s.inGen:
+		if s.opts.len() >= MaxKeys {
+			return &Error{Code: TooManyKeys}
+		}
+		k := key(raw, esc)
+		if s.opts.add(geminiName(k)) {
+			return &Error{Code: DuplicateKey, Key: s.topKey + "." + k}
 		}
 	}
 	return nil

@@ -72,6 +72,11 @@ func TestCheck_Table(t *testing.T) {
 		{"stream duplicate", `{"stream":false,"stream":true}`, DuplicateKey, "stream"},
 		{"stream_options duplicate", `{"stream_options":{"include_usage":false,"include_usage":true}}`, DuplicateKey, "stream_options.include_usage"},
 		{"stream_options variant", `{"stream_options":{"Include_Usage":true}}`, DuplicateKey, "stream_options.Include_Usage"},
+		// Gemini's generationConfig: the output cap and candidate count the gateway holds for, in either spelling.
+		{"generationConfig duplicate", `{"generationConfig":{"maxOutputTokens":1,"maxOutputTokens":1000000}}`, DuplicateKey, "generationConfig.maxOutputTokens"},
+		{"generationConfig two spellings", `{"generationConfig":{"maxOutputTokens":1,"max_output_tokens":1000000}}`, DuplicateKey, "generationConfig.max_output_tokens"},
+		{"generation_config beside generationConfig", `{"generationConfig":{},"generation_config":{"candidateCount":8}}`, DuplicateKey, "generation_config"},
+		{"generationConfig distinct fields are fine", `{"generationConfig":{"maxOutputTokens":1,"temperature":0,"thinkingConfig":{"a":1,"a":2}},"contents":[{"x":1,"x":2}]}`, "", ""},
 		{"stream_options nested deeper is fine", `{"stream_options":{"x":{"include_usage":1,"include_usage":2}},"m":{"include_usage":1,"include_usage":2}}`, "", ""},
 		{"many keys", "{" + manyKeys(1000, false) + "}", "", ""},
 		{"many keys with a twin", "{" + manyKeys(1000, true) + "}", DuplicateKey, "k0"},

@@ -191,6 +191,9 @@ func (gemCodec) ParseRequest(body []byte) (*Request, error) {
 			r.Messages = append(r.Messages, m)
 		}
 	}
+	if len(r.Messages) == 0 {
+		return nil, &Invalid{Field: "contents", Why: "holds no turn with content"}
+	}
 	if err := gemParseTools(top, r); err != nil {
 		return nil, err
 	}
@@ -383,7 +386,7 @@ func (p *gemParser) functionCall(raw json.RawMessage, at string) (*ToolCall, err
 }
 
 // functionResponse reads a functionResponse {name, response, id?, parts?}: the response object as one text
-// part (and the images of its parts), matched to its call by id, else to the most recent unanswered call of
+// part (and the images of its parts), matched to its call by id, else to the oldest unanswered call of
 // that name, else "call_"+name.
 func (p *gemParser) functionResponse(raw json.RawMessage, at string) (*ToolResult, error) {
 	o, err := gemReadObj(raw, at)
@@ -450,7 +453,8 @@ func (p *gemParser) resultImages(tr *ToolResult, o gemObj, at string) (*ToolResu
 
 // answer is the call id a functionResponse answers, marking that call answered.
 func (p *gemParser) answer(id, name string) string {
-	for i := len(p.calls) - 1; i >= 0; i-- {
+	// Oldest unanswered first: parallel calls of one function are answered in the order they were made.
+	for i := range p.calls {
 		c := &p.calls[i]
 		if id != "" && c.id == id || id == "" && !c.answered && c.name == name {
 			c.answered = true

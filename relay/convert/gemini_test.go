@@ -71,8 +71,8 @@ var gemParseCases = []struct{ name, body, canon string }{
 		    {"kind":"tool_call","tool_call":{"id":"x9","name":"t","args":"{}"}}]},
 		  {"role":"user","parts":[
 		    {"kind":"tool_result","tool_result":{"call_id":"x9","name":"t","content":[{"kind":"text","text":"{\"ok\":true}"}]}},
-		    {"kind":"tool_result","tool_result":{"call_id":"call_1","name":"w","content":[{"kind":"text","text":"{\"temp\":3}"}]}},
-		    {"kind":"tool_result","tool_result":{"call_id":"call_0","name":"w","is_error":true,"content":[{"kind":"text","text":"{\"error\":\"down\"}"}]}},
+		    {"kind":"tool_result","tool_result":{"call_id":"call_0","name":"w","content":[{"kind":"text","text":"{\"temp\":3}"}]}},
+		    {"kind":"tool_result","tool_result":{"call_id":"call_1","name":"w","is_error":true,"content":[{"kind":"text","text":"{\"error\":\"down\"}"}]}},
 		    {"kind":"tool_result","tool_result":{"call_id":"call_zz","name":"zz","content":[{"kind":"text","text":"{\"v\":1}"}]}}]}],
 		  "stream":false}`},
 	{"thought parts with signatures; a multimodal function response",

@@ -181,24 +181,28 @@ func oaiAppendJSON(dst []byte, v any) []byte {
 	return appendEvent(dst, "", b)
 }
 
-// oaiDecTool is one upstream tool call of a stream: its canonical block and the id it came with.
+// oaiDecTool is one upstream tool call of a stream: its canonical block, the id it came with, and whether
+// the block is still open.
 type oaiDecTool struct {
 	block int
 	id    string
+	open  bool
 }
 
-// oaiDecoder reads an upstream chat completions stream (choice 0) into canonical events. Blocks are
-// sequential: text, thinking (reasoning_content / reasoning) and each tool call are one block each, and a
-// block closes when another one starts. Tool calls are keyed by their index; a later piece that repeats the
-// id and name adds to the same block, while a piece with the index of a finished call but a new id (some
-// upstreams number every call 0) starts a new call.
+// oaiDecoder reads an upstream chat completions stream (choice 0) into canonical events. Text and thinking
+// (reasoning_content / reasoning) are sequential blocks: one closes when another block starts. Each tool
+// call is a block that stays open until the choice finishes, since upstreams may interleave the argument
+// pieces of parallel calls (call 0 starts, call 1 starts, then arguments for 0 and for 1). Tool calls are
+// keyed by their index; a later piece that repeats the id and name adds to the same block, while a piece with
+// the index of an earlier call but a new id (some upstreams number every call 0) starts a new call.
 type oaiDecoder struct {
 	started, finished, failed bool
 	open                      int // the open block (-1: none)
 	openKind                  PartKind
 	next                      int // the next block's index
 	tools                     map[int]*oaiDecTool
-	lastTool                  int // the upstream index of the latest tool call (for pieces without one)
+	openTools                 []*oaiDecTool // tool blocks not closed yet, in the order they started
+	lastTool                  int           // the upstream index of the latest tool call (for pieces without one)
 }
 
 // NewDecoder implements Codec.
@@ -206,8 +210,8 @@ func (oaiCodec) NewDecoder() Decoder {
 	return &oaiDecoder{open: -1, tools: map[int]*oaiDecTool{}, lastTool: -1}
 }
 
-// closeOpen closes the open block.
-func (d *oaiDecoder) closeOpen(evs []Event) []Event {
+// closeText closes the open text or thinking block.
+func (d *oaiDecoder) closeText(evs []Event) []Event {
 	if d.open >= 0 {
 		evs = append(evs, Event{Type: EvBlockStop, Index: d.open})
 		d.open = -1
@@ -215,12 +219,26 @@ func (d *oaiDecoder) closeOpen(evs []Event) []Event {
 	return evs
 }
 
-// startBlock closes the open block and starts the next one with p.
+// closeOpen closes every open block: the text or thinking block, then the tool calls in start order.
+func (d *oaiDecoder) closeOpen(evs []Event) []Event {
+	evs = d.closeText(evs)
+	for _, t := range d.openTools {
+		t.open = false
+		evs = append(evs, Event{Type: EvBlockStop, Index: t.block})
+	}
+	d.openTools = d.openTools[:0]
+	return evs
+}
+
+// startBlock closes the open text or thinking block and starts the next block with p (a text or thinking
+// block becomes the open one; a tool call is the caller's to record).
 func (d *oaiDecoder) startBlock(evs []Event, p Part) ([]Event, int) {
-	evs = d.closeOpen(evs)
+	evs = d.closeText(evs)
 	b := d.next
 	d.next++
-	d.open, d.openKind = b, p.Kind
+	if p.Kind != PartToolCall {
+		d.open, d.openKind = b, p.Kind
+	}
 	return append(evs, Event{Type: EvBlockStart, Index: b, Part: &p}), b
 }
 
@@ -266,8 +284,12 @@ func (d *oaiDecoder) toolPiece(evs []Event, tc gjson.Result) []Event {
 		}
 		var b int
 		evs, b = d.startBlock(evs, Part{Kind: PartToolCall, ToolCall: call})
-		t = &oaiDecTool{block: b, id: id}
+		t = &oaiDecTool{block: b, id: id, open: true}
 		d.tools[idx] = t
+		d.openTools = append(d.openTools, t)
+	}
+	if !t.open {
+		return evs // a piece after its choice finished: the call is over
 	}
 	args := tc.Get("function.arguments")
 	frag := oaiStr(args)

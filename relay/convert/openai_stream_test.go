@@ -87,7 +87,7 @@ var oaiDecodeCases = []struct {
 		`{"id":"t","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
 		`[DONE]`}, false,
 		[]string{"start t m", "block 0 text", "text 0 Let me.", "stop 0", "block 1 tool call_a get", "args 1 {\"c\":", "args 1 1}",
-			"stop 1", "block 2 tool call_b put", "args 2 {}", "stop 2", "finish tool_calls", "end"}},
+			"block 2 tool call_b put", "args 2 {}", "stop 1", "stop 2", "finish tool_calls", "end"}},
 	{"id and name repeated on every piece", []string{
 		`{"id":"r","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}`,
 		`{"id":"r","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":":1}"}}]}}]}`,
@@ -97,14 +97,14 @@ var oaiDecodeCases = []struct {
 		`{"id":"z","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{}"}}]}}]}`,
 		`{"id":"z","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c2","function":{"name":"g","arguments":"{}"}}]}}]}`,
 		`{"id":"z","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`}, false,
-		[]string{"start z ", "block 0 tool c1 f", "args 0 {}", "stop 0", "block 1 tool c2 g", "args 1 {}", "stop 1", "finish tool_calls", "end"}},
+		[]string{"start z ", "block 0 tool c1 f", "args 0 {}", "block 1 tool c2 g", "args 1 {}", "stop 0", "stop 1", "finish tool_calls", "end"}},
 	{"no index, index -1, object args, no id", []string{
 		`{"id":"n","choices":[{"index":0,"delta":{"tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{\"x\""}}]}}]}`,
 		`{"id":"n","choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":":2}"}}]}}]}`,
 		`{"id":"n","choices":[{"index":0,"delta":{"tool_calls":[{"id":"c2","function":{"name":"g","arguments":{"k":1}}}]}}]}`,
 		`{"id":"n","choices":[{"index":0,"delta":{"tool_calls":[{"index":-1,"function":{"name":"h"}}]}}]}`}, false,
-		[]string{"start n ", "block 0 tool c1 f", "args 0 {\"x\"", "args 0 :2}", "stop 0", "block 1 tool c2 g", "args 1 {\"k\":1}",
-			"stop 1", "end"}},
+		[]string{"start n ", "block 0 tool c1 f", "args 0 {\"x\"", "args 0 :2}", "block 1 tool c2 g", "args 1 {\"k\":1}",
+			"stop 0", "stop 1", "end"}},
 	{"legacy function_call", []string{
 		`{"id":"l","choices":[{"index":0,"delta":{"function_call":{"name":"f","arguments":""}}}]}`,
 		`{"id":"l","choices":[{"index":0,"delta":{"function_call":{"arguments":"{}"}}}]}`,
