@@ -26,6 +26,11 @@ func (r *Relay) exchange(c *gin.Context, rq *request, lg *leg, ch *channel.Chann
 	if f != nil {
 		return out, f
 	}
+	if h := c.Writer.Header(); len(lg.dropped) > 0 {
+		h.Set(droppedHeader, strings.Join(lg.dropped, ", ")) // this attempt's leg: set again by each attempt
+	} else {
+		h.Del(droppedHeader)
+	}
 	defer x.close()
 	out.header = x.resp.Header
 	out.firstByte = time.Since(rq.start)
@@ -100,6 +105,9 @@ func isErrorEvent(name string, data []byte) bool {
 	r := gjson.GetManyBytes(data, "type", "error")
 	return r[0].String() == "error" || r[0].String() == "response.failed" || r[1].IsObject()
 }
+
+// droppedHeader names the caller's fields a translated answer was produced without (leg.dropped).
+const droppedHeader = "X-Tollgate-Dropped"
 
 // badEventError is an upstream event a translated stream could not read (its protocol does not allow it).
 type badEventError struct{ err error }

@@ -186,3 +186,35 @@ func TestConvert_SeveralChoicesAreRefusedNotDropped(t *testing.T) {
 	a = w.call("POST", "/v1/chat/completions", w.key, chatBody("p-gemini", false, "n", 2))
 	openAIErr(t, a, http.StatusBadRequest, "unsupported_field")
 }
+
+// What only tunes sampling (Gemini CLI's topK) or adds a hosted capability (Codex CLI's web_search) is left
+// out for a target that has no form for it, and named in X-Tollgate-Dropped: the clients that always send
+// them work on every channel type, and the difference is never silent.
+func TestConvert_DroppedFieldsAreNamedInAHeader(t *testing.T) {
+	t.Parallel()
+	w := newProtoWorld(t, nil)
+	gem := map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}},
+		"generationConfig": map[string]any{"topK": 64, "temperature": 1}}
+	a := w.call("POST", "/v1beta/models/p-openai:generateContent", "", gem, "x-goog-api-key", w.key)
+	if a.status != http.StatusOK || a.header.Get("X-Tollgate-Dropped") != "top_k" {
+		t.Fatalf("topK to an openai channel: %d dropped=%q %s", a.status, a.header.Get("X-Tollgate-Dropped"), a.body)
+	}
+	if last, _ := w.fakes["openai"].Last(); last.Get("top_k").Exists() || last.Get("temperature").Float() != 1 {
+		t.Fatalf("upstream got %s", last.Body)
+	}
+	a = w.call("POST", "/v1beta/models/p-anthropic:generateContent", "", gem, "x-goog-api-key", w.key)
+	if a.status != http.StatusOK || a.header.Get("X-Tollgate-Dropped") != "" {
+		t.Fatalf("topK to an anthropic channel (which has top_k): %d dropped=%q", a.status, a.header.Get("X-Tollgate-Dropped"))
+	}
+	rsp := map[string]any{"model": "p-anthropic", "input": "hi", "tools": []any{
+		map[string]any{"type": "namespace", "name": "multi_agent_v1", "tools": []any{
+			map[string]any{"type": "function", "name": "spawn_agent", "parameters": map[string]any{"type": "object"}}}},
+		map[string]any{"type": "web_search", "external_web_access": false}}}
+	a = w.call("POST", "/v1/responses", w.key, rsp)
+	if a.status != http.StatusOK || a.header.Get("X-Tollgate-Dropped") != "tools[1]" {
+		t.Fatalf("Codex tools to an anthropic channel: %d dropped=%q %s", a.status, a.header.Get("X-Tollgate-Dropped"), a.body)
+	}
+	if last, _ := w.fakes["anthropic"].Last(); last.Get("tools.#").Int() != 1 || last.Get("tools.0.name").String() != "spawn_agent" {
+		t.Fatalf("upstream tools %s", last.Get("tools").Raw)
+	}
+}

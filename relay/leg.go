@@ -3,6 +3,7 @@ package relay
 import (
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -25,6 +26,9 @@ type leg struct {
 	// local: the upstream family has no endpoint for this call (counting tokens on OpenAI): the relay
 	// answers it itself from its tokenizer.
 	local bool
+	// dropped: the caller's fields the translation left out (convert.Request.Dropped), named to the caller
+	// in the X-Tollgate-Dropped header of the answer.
+	dropped []string
 }
 
 // serves says whether a channel of adaptor ad can serve the request: natively, or translated when
@@ -98,10 +102,12 @@ func (r *Relay) legFor(rq *request, ch *channel.Channel) (*leg, *relayError) {
 	}
 	req := *canon
 	req.Model = upstreamModel
+	req.Dropped = slices.Clone(canon.Dropped) // each leg's own list: a builder appends to it
 	body, err := lg.up.BuildRequest(&req)
 	if err != nil {
 		return nil, conversionError(err)
 	}
+	lg.dropped = req.Dropped
 	if rq.kind == adaptor.KindCount {
 		body = countBody(p, body, upstreamModel)
 	}

@@ -160,6 +160,13 @@ type Request struct {
 	Logprobs         bool            `json:"logprobs,omitempty"`
 	TopLogprobs      int64           `json:"top_logprobs,omitempty"`
 	LogitBias        json.RawMessage `json:"logit_bias,omitempty"`
+
+	// Dropped names the caller's fields a codec left out because the target has no form for them and they
+	// only tune sampling (top_k to chat completions) or offer a hosted capability the model may do without
+	// (a Responses web_search tool): refusing them would shut whole clients out (Gemini CLI always sends topK,
+	// Codex CLI always sends web_search). The relay names them in the X-Tollgate-Dropped answer header, so
+	// the difference is never silent. Anything that changes what a correct answer is stays a refusal.
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // FinishReason is why generation stopped.

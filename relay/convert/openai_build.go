@@ -60,10 +60,10 @@ type oaiOutTool struct {
 // max_completion_tokens (max_tokens is deprecated and refused by reasoning models); a stream always asks for
 // the usage chunk. Thinking parts in history are dropped (chat completions has no input form for them);
 // images in tool results, which tool messages cannot hold, follow the tool messages in a user message. top_k
-// has no chat completions form and is refused.
+// has no chat completions form: it is dropped and named in r.Dropped.
 func (oaiCodec) BuildRequest(r *Request) ([]byte, error) {
 	if r.TopK != nil {
-		return nil, &Unsupported{Field: "top_k", Target: adaptor.OpenAI, Why: "chat completions has no top-k sampling"}
+		r.Dropped = append(r.Dropped, "top_k")
 	}
 	w := oaiOutRequest{Model: r.Model, MaxCompletionTokens: r.MaxTokens, Temperature: r.Temperature, TopP: r.TopP,
 		Stop: r.Stop, Stream: r.Stream, User: r.User, PresencePenalty: r.PresencePenalty,

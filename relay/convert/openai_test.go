@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -265,14 +266,23 @@ func TestOAIBuildRequest(t *testing.T) {
 	}
 }
 
-func TestOAIBuildRequestUnsupported(t *testing.T) {
+// top_k only tunes sampling: chat completions has none, so it is dropped and named (Gemini CLI sends topK on
+// every call).
+func TestOAIBuildRequestDropsTopK(t *testing.T) {
 	topK := int64(40)
+	r := Request{Model: "m", TopK: &topK, Messages: []Message{{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: "x"}}}}}
+	b, err := oaiTestCodec.BuildRequest(&r)
+	if err != nil || strings.Contains(string(b), "top_k") || len(r.Dropped) != 1 || r.Dropped[0] != "top_k" {
+		t.Fatalf("body %s, dropped %v, err %v", b, r.Dropped, err)
+	}
+}
+
+func TestOAIBuildRequestUnsupported(t *testing.T) {
 	cases := []struct {
 		name  string
 		r     Request
 		field string
 	}{
-		{"top_k", Request{TopK: &topK}, "top_k"},
 		{"system image", Request{System: []Part{{Kind: PartImage, Image: &Image{URL: "u"}}}}, "system[0]"},
 		{"assistant image", Request{Messages: []Message{{Role: RoleAssistant, Parts: []Part{{Kind: PartImage, Image: &Image{URL: "u"}}}}}}, "messages[0].content[0]"},
 		{"user tool call", Request{Messages: []Message{{Role: RoleUser, Parts: []Part{{Kind: PartText}, {Kind: PartToolCall, ToolCall: &ToolCall{}}}}}}, "messages[0].content[1]"},

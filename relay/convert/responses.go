@@ -156,6 +156,8 @@ type rspToolIn struct {
 	Parameters  json.RawMessage `json:"parameters"`
 	Strict      *bool           `json:"strict"`
 	Format      *rspToolFormat  `json:"format"`
+	// Tools are a namespace's function tools (Codex CLI groups its multi-agent tools so).
+	Tools []json.RawMessage `json:"tools"`
 }
 
 // rspToolFormat is a custom tool's input format: text, or a grammar (lark or regex) with its definition.
@@ -269,11 +271,11 @@ func (rspCodec) ParseRequest(body []byte) (*Request, error) {
 		return nil, err
 	}
 	for i, raw := range in.Tools {
-		t, err := rspParseTool(raw, i)
+		ts, err := rspParseTools(raw, i, r)
 		if err != nil {
 			return nil, err
 		}
-		r.Tools = append(r.Tools, t)
+		r.Tools = append(r.Tools, ts...)
 	}
 	if rspPresent(in.ToolChoice) {
 		tc, err := rspParseToolChoice(in.ToolChoice)
@@ -368,10 +370,40 @@ func rspParseToolChoice(raw json.RawMessage) (*ToolChoice, error) {
 	return nil, rspRefuse("tool_choice.type", fmt.Sprintf("the tool choice %q has no equivalent", o.Type))
 }
 
+// rspParseTools maps tools[i]: a namespace to its function tools (flattened, by their own names), a web
+// search tool to none (dropped and named in r.Dropped: the model answers without searching), anything else
+// through rspParseTool.
+func rspParseTools(raw json.RawMessage, i int, r *Request) ([]Tool, error) {
+	field := fmt.Sprintf("tools[%d]", i)
+	var in rspToolIn
+	if err := rspDecode(raw, &in, field); err != nil {
+		return nil, err
+	}
+	switch {
+	case in.Type == "namespace":
+		out := make([]Tool, 0, len(in.Tools))
+		for j, sub := range in.Tools {
+			t, err := rspParseTool(sub, fmt.Sprintf("%s.tools[%d]", field, j))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	case strings.HasPrefix(in.Type, "web_search"):
+		r.Dropped = append(r.Dropped, field)
+		return nil, nil
+	}
+	t, err := rspParseTool(raw, field)
+	if err != nil {
+		return nil, err
+	}
+	return []Tool{t}, nil
+}
+
 // rspParseTool maps tools[i]: functions as they are, custom tools and local_shell as functions (see the
 // file comment); hosted tools are refused.
-func rspParseTool(raw json.RawMessage, i int) (Tool, error) {
-	field := fmt.Sprintf("tools[%d]", i)
+func rspParseTool(raw json.RawMessage, field string) (Tool, error) {
 	var in rspToolIn
 	if err := rspDecode(raw, &in, field); err != nil {
 		return Tool{}, err

@@ -124,7 +124,6 @@ var rspErrorCases = []struct {
 	{"uploaded image", `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","file_id":"f"}]}]}`, true, "input[0].content[0].file_id"},
 	{"item_reference", `{"model":"m","input":[{"type":"item_reference","id":"msg_1"}]}`, true, "input[0].type"},
 	{"hosted tool item", `{"model":"m","input":[{"type":"web_search_call","id":"ws"}]}`, true, "input[0].type"},
-	{"web_search tool", `{"model":"m","input":"x","tools":[{"type":"web_search"}]}`, true, "tools[0].type"},
 	{"file_search tool", `{"model":"m","input":"x","tools":[{"type":"function","name":"f"},{"type":"file_search","vector_store_ids":[]}]}`, true, "tools[1].type"},
 	{"computer_use tool", `{"model":"m","input":"x","tools":[{"type":"computer_use_preview"}]}`, true, "tools[0].type"},
 	{"mcp tool", `{"model":"m","input":"x","tools":[{"type":"mcp","server_label":"s"}]}`, true, "tools[0].type"},
@@ -918,5 +917,25 @@ func TestResponsesStreamThrough(t *testing.T) {
 			}
 			rspCheckStream(t, rspSplitSSE(t, b))
 		})
+	}
+}
+
+// Codex CLI sends a namespace of function tools and a web_search tool on every call: the namespace's tools
+// are offered by their own names, web_search is dropped (and named), so Codex works on any channel.
+func TestResponsesCodexToolsTranslate(t *testing.T) {
+	body := `{"model":"m","input":"hi","tools":[{"type":"function","name":"shell","parameters":{"type":"object"}},
+	  {"type":"namespace","name":"multi_agent_v1","tools":[{"type":"function","name":"spawn_agent","parameters":{"type":"object"}},
+	    {"type":"function","name":"wait_agent","parameters":{"type":"object"}}]},
+	  {"type":"web_search","external_web_access":false}]}`
+	r, err := rspTestCodec(t).ParseRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range r.Tools {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != "shell,spawn_agent,wait_agent" || len(r.Dropped) != 1 || r.Dropped[0] != "tools[2]" {
+		t.Fatalf("tools %v, dropped %v", names, r.Dropped)
 	}
 }
