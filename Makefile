@@ -9,7 +9,7 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 # Every Go package of ours; web/node_modules holds stray Go files from npm packages that must not be vetted.
 PKGS = $$($(GO) list ./... | grep -v /node_modules/)
 
-.PHONY: run build web web-deps test test-go test-go-sqlite test-go-mysql test-web test-e2e lint bench dev clean
+.PHONY: run build web web-deps test test-go test-go-sqlite test-go-mysql test-web test-e2e test-clients lint bench dev clean
 
 ## run: build the console and the binary, then serve on :3000 (SQLite + in-process cache under ./data)
 run: build
@@ -30,8 +30,9 @@ web: web-deps
 dev: web-deps
 	cd web && npm run dev
 
-## test: formatting, vet, Go tests on SQLite+memory and on MariaDB+Redis, console checks and browser tests
-test: lint test-go test-web test-e2e
+## test: formatting, vet, Go tests on SQLite+memory and on MariaDB+Redis, console checks, browser tests, and
+## the real CLIs (Claude Code, Codex, Gemini CLI) when e2e/realclients/install.sh has installed them
+test: lint test-go test-web test-e2e test-clients
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v /node_modules/)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -68,3 +69,8 @@ bench:
 
 clean:
 	rm -rf tollgate web/dist/assets web/dist/index.html
+
+## test-clients: real Claude Code, Codex CLI and Gemini CLI (npm) against a local Tollgate + fake upstream; SKIPPED
+## when not installed (bash e2e/realclients/install.sh). REALCLIENTS_MODE=same: no translation. See the script.
+test-clients:
+	bash e2e/realclients/run.sh
