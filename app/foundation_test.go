@@ -63,12 +63,26 @@ func TestUnknownRoutes_APIAnswersJSON404_ConsoleAnswersHTML(t *testing.T) {
 		{"GET", "/api/admin/nope"},
 		{"GET", "/v1/x"},
 		{"POST", "/v1/x"},
-		{"GET", "/v1beta/x"},
 		{"POST", "/console/anything"}, // only GET/HEAD fall back to the console
 	} {
 		t.Run(tc.method+tc.path, func(t *testing.T) {
 			wantError(t, c.Do(tc.method, tc.path, nil), http.StatusNotFound, "route_not_found")
 		})
+	}
+	// Gemini's routes answer in Google's error shape, which its clients read: {"error":{"code":404,"status"}}.
+	for _, p := range []string{"/v1beta/x", "/v1beta/models/m:nope"} {
+		r := c.Do("POST", p, nil)
+		var e struct {
+			Error struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+				Status  string `json:"status"`
+			} `json:"error"`
+		}
+		if r.Status != http.StatusNotFound || json.Unmarshal(r.Body, &e) != nil || e.Error.Code != 404 ||
+			e.Error.Status != "NOT_FOUND" || e.Error.Message == "" {
+			t.Fatalf("POST %s: %d %s, want a Gemini 404", p, r.Status, r.Body)
+		}
 	}
 	for _, p := range []string{"/console/anything", "/console/keys/42", "/", "/some/deep/link"} {
 		t.Run("GET"+p, func(t *testing.T) {
