@@ -171,16 +171,19 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	}
 	a.Logs = usagelog.NewWriter(a.Store, 8192, 500, 200*time.Millisecond)
 	a.closers = append(a.closers, func(ctx context.Context) error { return a.Logs.Close(ctx) })
+	// Every channel type, declared once with its adaptor: the admin API accepts exactly these.
+	adaptors := adaptor.Registry{
+		channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{ChatOnly: true},
+		channel.TypeAnthropic: anthropic.Adaptor{}, channel.TypeGemini: gemini.Adaptor{},
+	}
+	a.Channels.Types = adaptors.Types()
 	a.Relay = relay.New(relay.Deps{
 		Tokens: a.Tokens, Accounts: a.Accounts, Groups: a.Groups, Channels: a.Channels, Pricing: a.Pricing,
 		Settings: a.Settings, Ledger: a.Ledger, Logs: a.Logs, Cache: a.Cache, Counter: tokencount.New(),
-		Adaptors: adaptor.Registry{
-			channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{ChatOnly: true},
-			channel.TypeAnthropic: anthropic.Adaptor{}, channel.TypeGemini: gemini.Adaptor{},
-		},
-		Client: relay.NewClient(),
-		Health: a.Health,
-		Sticky: sticky.New(a.Cache, nil, time.Now),
+		Adaptors: adaptors,
+		Client:   relay.NewClient(),
+		Health:   a.Health,
+		Sticky:   sticky.New(a.Cache, nil, time.Now),
 	})
 	a.Relay.Clock, a.Tokens.Clock = opt.Clock, opt.Clock
 	a.Tokens.Logs = a.Logs  // a budget switched on reloads spend from SQL: the writer's batch is written first

@@ -3,6 +3,7 @@ package relay_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -14,6 +15,13 @@ func TestHeaderPassthrough_ForwardsOnlyTheListAndNeverCredentials(t *testing.T) 
 	up := fake(t)
 	spec := map[string]any{"type": "openai", "name": "pt", "base_url": up.URL, "keys": []string{"sk-up-pt"},
 		"models": []string{"gpt-4o-mini"}}
+	// The channel types are the adaptor registry's: an unknown one is refused naming them all.
+	spec["type"] = "azure-someday"
+	if r := w.root.Do("POST", "/api/admin/channels", spec); r.Status != http.StatusBadRequest ||
+		!strings.Contains(string(r.Body), "anthropic, gemini, openai, openai-compatible") {
+		t.Fatalf("unknown type: %d %s", r.Status, r.Body)
+	}
+	spec["type"] = "openai"
 	for _, bad := range [][]string{{"Authorization"}, {"x-api-key"}, {"cookie"}, {"bad name"}, {"a:b"}} {
 		spec["header_passthrough"] = bad
 		if r := w.root.Do("POST", "/api/admin/channels", spec); r.Status != http.StatusBadRequest {

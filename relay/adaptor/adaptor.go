@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -150,8 +151,18 @@ type Adaptor interface {
 	TestCall(model string) (Endpoint, []byte)
 }
 
-// Registry maps channel types to adaptors.
+// Registry maps channel types to adaptors: where each channel type is declared.
 type Registry map[string]Adaptor
+
+// Types lists the registry's channel types, sorted.
+func (r Registry) Types() []string {
+	out := make([]string, 0, len(r))
+	for t := range r {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // DataIDs reads the model ids of an OpenAI-style list, {"data":[{"id":...}]}, as OpenAI and Anthropic answer.
 func DataIDs(body []byte) []string {

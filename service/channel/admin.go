@@ -142,8 +142,8 @@ func unmask(in, old []string) []string {
 // masked entries stand for.
 func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]string, in Input) error {
 	if in.Type != nil {
-		if !slices.Contains(Types, *in.Type) {
-			return apperr.Field("type", "must be one of "+strings.Join(Types, ", "))
+		if !slices.Contains(s.Types, *in.Type) {
+			return apperr.Field("type", "must be one of "+strings.Join(s.Types, ", "))
 		}
 		row.Type = *in.Type
 	}

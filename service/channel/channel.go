@@ -27,10 +27,6 @@ const (
 	TypeGemini           = "gemini" // Google AI Studio (the Gemini API)
 )
 
-// Types lists every channel type, in the order the console offers them; each has an adaptor registered in
-// app/app.go.
-var Types = []string{TypeOpenAI, TypeOpenAICompatible, TypeAnthropic, TypeGemini}
-
 // Channel is a channel as the relay sees it: the row with decrypted keys and lookup sets.
 type Channel struct {
 	model.Channel
@@ -97,6 +93,9 @@ func (s *Snapshot) Models(group string) []string {
 
 // Service is the channel book.
 type Service struct {
+	// Types are the channel types an admin may create: the adaptor registry's (app/app.go declares each type
+	// once, with its adaptor).
+	Types  []string
 	store  *model.Store
 	bus    bus.Bus
 	keys   *secret.Keyring
