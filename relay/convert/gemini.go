@@ -356,21 +356,25 @@ func gemBlobImage(raw json.RawMessage, at, key string) (*Image, error) {
 	return &Image{URL: v, MediaType: mime}, nil
 }
 
+// gemNamed reads the object a functionCall or functionResponse is: its required name and optional id.
+func gemNamed(raw json.RawMessage, at string) (o gemObj, name, id string, err error) {
+	if o, err = gemReadObj(raw, at); err != nil {
+		return nil, "", "", err
+	}
+	if name, err = gemStr(o, "name", at+"."); err != nil {
+		return nil, "", "", err
+	}
+	if name == "" {
+		return nil, "", "", &Invalid{Field: at + ".name", Why: "is required"}
+	}
+	id, err = gemStr(o, "id", at+".")
+	return o, name, id, err
+}
+
 // functionCall reads a model's functionCall {name, args, id?}; a call without id gets "call_" and its
 // position among the request's calls.
 func (p *gemParser) functionCall(raw json.RawMessage, at string) (*ToolCall, error) {
-	o, err := gemReadObj(raw, at)
-	if err != nil {
-		return nil, err
-	}
-	name, err := gemStr(o, "name", at+".")
-	if err != nil {
-		return nil, err
-	}
-	if name == "" {
-		return nil, &Invalid{Field: at + ".name", Why: "is required"}
-	}
-	id, err := gemStr(o, "id", at+".")
+	o, name, id, err := gemNamed(raw, at)
 	if err != nil {
 		return nil, err
 	}
@@ -389,18 +393,7 @@ func (p *gemParser) functionCall(raw json.RawMessage, at string) (*ToolCall, err
 // part (and the images of its parts), matched to its call by id, else to the oldest unanswered call of
 // that name, else "call_"+name.
 func (p *gemParser) functionResponse(raw json.RawMessage, at string) (*ToolResult, error) {
-	o, err := gemReadObj(raw, at)
-	if err != nil {
-		return nil, err
-	}
-	name, err := gemStr(o, "name", at+".")
-	if err != nil {
-		return nil, err
-	}
-	if name == "" {
-		return nil, &Invalid{Field: at + ".name", Why: "is required"}
-	}
-	id, err := gemStr(o, "id", at+".")
+	o, name, id, err := gemNamed(raw, at)
 	if err != nil {
 		return nil, err
 	}
