@@ -31,6 +31,9 @@ type User struct {
 	PasswordHash string `gorm:"type:varchar(100);not null" json:"-"`
 	Role         string `gorm:"type:varchar(8);not null;default:'user'" json:"role"`
 	Group        string `gorm:"column:user_group;type:varchar(64);not null;default:'default';index" json:"group"`
+	// Tier is the user's price tier (its ratio multiplies prices on top of the group's); existing rows get
+	// "default" (ratio 1) when the column is added, so nobody's price changes.
+	Tier         string `gorm:"column:user_tier;type:varchar(64);not null;default:'default';index" json:"tier"`
 	Status       string `gorm:"type:varchar(16);not null;default:'enabled'" json:"status"`
 	Quota        int64  `gorm:"not null;default:0" json:"quota"`
 	UsedQuota    int64  `gorm:"not null;default:0" json:"used_quota"`
