@@ -18,7 +18,7 @@ func BenchmarkHotPath(b *testing.B) {
 				b.Fatal("refused")
 			}
 			end := tr.Begin(1, 0)
-			tr.Record(Outcome{ChannelID: 1, Key: 0, Model: "m", Latency: time.Millisecond, FirstByte: time.Millisecond})
+			tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Model: "m", Latency: time.Millisecond, FirstByte: time.Millisecond})
 			end()
 		}
 	})

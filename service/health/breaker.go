@@ -32,15 +32,18 @@ type breaker struct {
 	probes    []time.Time // admission times of probes in flight (channel breakers only)
 	probeOK   int         // consecutive probe successes in HALF_OPEN
 	recovered int64       // stamp of the last close from OPEN/HALF_OPEN: the start of the traffic ramp
+	forced    bool        // OPEN held by an admin: no cooldown end, no probes, until the next Force
+	forceAt   int64       // stamp of the last Force (0: never forced); keeps the shared record long-lived
 }
 
 func newBreaker(cfg *Config) breaker {
 	return breaker{state: StateClosed, win: newWindow(cfg.Window)}
 }
 
-// effective is the state an observer should see: an OPEN breaker past its cooldown is half open.
+// effective is the state an observer should see: an OPEN breaker past its cooldown is half open (a forced
+// one stays OPEN).
 func (b *breaker) effective(now time.Time) State {
-	if b.state == StateOpen && !now.Before(b.until) {
+	if b.state == StateOpen && !b.forced && !now.Before(b.until) {
 		return StateHalfOpen
 	}
 	return b.state
@@ -51,7 +54,7 @@ func (b *breaker) effective(now time.Time) State {
 func (b *breaker) allow(now time.Time, cfg *Config, at func() int64, limitProbes bool) (ok, probe bool, from State, moved bool) {
 	from = b.state
 	if b.state == StateOpen {
-		if now.Before(b.until) {
+		if b.forced || now.Before(b.until) {
 			return false, false, from, false
 		}
 		b.toHalfOpen(at())
@@ -135,12 +138,24 @@ func (b *breaker) trip(now time.Time, cfg *Config, at int64) {
 	b.state = StateOpen
 	b.until = now.Add(cd)
 	b.changedAt = at
+	b.forced = false
 	b.clearCounts()
 }
 
 func (b *breaker) toHalfOpen(at int64) {
 	b.state = StateHalfOpen
 	b.changedAt = at
+	b.forced = false
+	b.clearCounts()
+}
+
+// forceOpen holds the breaker OPEN with no cooldown end until the next Force (or a Reset).
+func (b *breaker) forceOpen(at int64) {
+	b.state = StateOpen
+	b.until = time.Time{}
+	b.changedAt = at
+	b.forced = true
+	b.forceAt = at
 	b.clearCounts()
 }
 
@@ -149,6 +164,9 @@ func (b *breaker) toHalfOpen(at int64) {
 // counts as one probe success; in CLOSED as one success. The test took no probe slot, so none is returned.
 func (b *breaker) testPassed(now time.Time, cfg *Config, at func() int64) (from State, moved bool) {
 	from = b.state
+	if b.forced {
+		return from, false // an admin holds it OPEN: only another Force lets traffic back
+	}
 	switch b.state {
 	case StateOpen:
 		b.toHalfOpen(at())
@@ -173,6 +191,7 @@ func (b *breaker) close(at int64) {
 	b.trips = 0
 	b.until = time.Time{}
 	b.changedAt = at
+	b.forced = false
 	b.clearCounts()
 }
 
@@ -184,7 +203,8 @@ func (b *breaker) clearCounts() {
 }
 
 // adopt takes a state decided elsewhere (another node, the cache) and reports whether the state changed.
-func (b *breaker) adopt(state State, until time.Time, trips int, at int64) (from State, moved bool) {
+// forced is meaningful with StateOpen only; forceAt is the sender's last Force stamp.
+func (b *breaker) adopt(state State, until time.Time, trips int, at int64, forced bool, forceAt int64) (from State, moved bool) {
 	from = b.state
 	if at <= b.changedAt {
 		return from, false
@@ -206,6 +226,8 @@ func (b *breaker) adopt(state State, until time.Time, trips int, at int64) (from
 	default:
 		return from, false
 	}
+	b.forceAt = max(b.forceAt, forceAt)
+	b.forced = forced && state == StateOpen
 	b.changedAt = at
 	return from, from != b.state
 }

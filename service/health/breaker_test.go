@@ -52,7 +52,7 @@ func TestBreaker_OpensAfterThreshold(t *testing.T) {
 			for _, st := range tc.steps {
 				clk.Advance(st.advance)
 				for range st.n {
-					tr.Record(Outcome{ChannelID: 1, Key: -1, Class: st.class, Model: "m"})
+					tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Class: st.class, Model: "m"})
 				}
 			}
 			if got := tr.Snapshot(1, 0).State; got != tc.want {
@@ -105,7 +105,7 @@ func TestBreaker_HalfOpenAdmitsExactlyHalfOpenProbes(t *testing.T) {
 				t.Fatalf("state = %s (available %v), want half_open with no free slot", got, tr.Available(1))
 			}
 			// A probe that ends without a verdict (client went away) gives its slot back.
-			tr.Record(Outcome{ChannelID: 1, Key: -1, Class: ClassCanceled, Probe: true})
+			tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Class: ClassCanceled, Probe: true})
 			if ok, probe := tr.Allow(1); !ok || !probe {
 				t.Fatalf("freed slot not reusable: ok=%v probe=%v", ok, probe)
 			}
@@ -137,11 +137,11 @@ func TestBreaker_ClosesAfterCloseAfterProbeSuccesses(t *testing.T) {
 			t.Fatalf("probe %d not admitted", i)
 		}
 		// A success of a request admitted before the trip does not count toward closing.
-		tr.Record(Outcome{ChannelID: 1, Key: -1})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1})
 		if got := tr.Snapshot(1, 0).State; got != StateHalfOpen {
 			t.Fatalf("after %d probe successes state = %s", i, got)
 		}
-		tr.Record(Outcome{ChannelID: 1, Key: -1, Probe: true})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Probe: true})
 	}
 	h := tr.Snapshot(1, 0)
 	if h.State != StateClosed || h.Trips != 0 || h.CooldownUntil != nil {
@@ -181,13 +181,13 @@ func TestBreaker_ProbeFailureReopensWithDoubledCappedCooldown(t *testing.T) {
 		if ok, probe := tr.Allow(1); !ok || !probe {
 			t.Fatalf("trip %d: no probe after cooldown", i+1)
 		}
-		tr.Record(Outcome{ChannelID: 1, Key: -1, Class: ClassTimeout, Probe: true})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Class: ClassTimeout, Probe: true})
 	}
 	// Recovery resets the doubling.
 	clk.Advance(2 * time.Minute)
 	for range 2 {
 		tr.Allow(1)
-		tr.Record(Outcome{ChannelID: 1, Key: -1, Probe: true})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Probe: true})
 	}
 	fail(tr, 1, -1, ClassServer, 5)
 	if got := tr.Snapshot(1, 0).CooldownUntil.Sub(clk.Now()); got != 30*time.Second {
@@ -201,7 +201,7 @@ func TestBreaker_StragglersDoNotMoveAnOpenBreaker(t *testing.T) {
 	until := *tr.Snapshot(1, 0).CooldownUntil
 	// Requests admitted before the trip finish while OPEN, and in HALF_OPEN without the probe flag.
 	fail(tr, 1, -1, ClassServer, 3)
-	tr.Record(Outcome{ChannelID: 1, Key: -1})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1})
 	if h := tr.Snapshot(1, 0); h.State != StateOpen || !h.CooldownUntil.Equal(until) || h.Trips != 1 {
 		t.Fatalf("stragglers moved the breaker: %+v", h)
 	}
@@ -216,9 +216,9 @@ func TestBreaker_StragglersDoNotMoveAnOpenBreaker(t *testing.T) {
 func TestReset_ForgetsBreakerKeysAndModels(t *testing.T) {
 	tr, _ := newSolo(t, testConfig())
 	fail(tr, 1, 0, ClassServer, 5)
-	tr.Record(Outcome{ChannelID: 1, Key: 1, Class: ClassRateLimited})
-	tr.Record(Outcome{ChannelID: 1, Key: 2, Class: ClassAuth})
-	tr.Record(Outcome{ChannelID: 1, Key: 2, Model: "gpt-x", Class: ClassModelUnsupported})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 1, Class: ClassRateLimited})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 2, Class: ClassAuth})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 2, Model: "gpt-x", Class: ClassModelUnsupported})
 	if ok, _ := tr.Allow(1); ok {
 		t.Fatal("channel should be open")
 	}

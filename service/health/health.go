@@ -97,6 +97,9 @@ type Config struct {
 	AuthDisable       time.Duration // how long auth/upstream_quota disables a key (default 24h)
 	ModelDisable      time.Duration // how long model_unsupported excludes a model (default 24h)
 	RampHold          time.Duration // how long a channel's recovery time stays shared: the longest ramp (default 1h)
+	// Namespace prefixes every cache key the tracker writes and names its bus topic (default "health"), so
+	// trackers of different things (channels, routes) on one cache and bus share nothing.
+	Namespace string
 }
 
 func (c Config) withDefaults() Config {
@@ -127,6 +130,9 @@ func (c Config) withDefaults() Config {
 	def(&c.AuthDisable, 24*time.Hour)
 	def(&c.ModelDisable, 24*time.Hour)
 	def(&c.RampHold, time.Hour)
+	if c.Namespace == "" {
+		c.Namespace = Topic
+	}
 	return c
 }
 
@@ -138,17 +144,20 @@ type Target struct {
 
 // Outcome is what the relay learned from one attempt.
 type Outcome struct {
-	ChannelID          int64
-	Key                int // -1 when no key is known
-	Model              string
-	Class              Class
-	Status             int
-	Latency            time.Duration
-	FirstByte          time.Duration
-	RetryAfter         time.Duration // from Retry-After on a 429
-	Probe              bool          // the attempt was admitted as a HALF_OPEN probe by Allow
-	Err                string
-	RateLimitRemaining int64     // upstream's remaining-requests header (recorded when > 0 or with a reset)
+	ChannelID  int64
+	Key        int // -1 when no key is known
+	Model      string
+	Class      Class
+	Status     int
+	Latency    time.Duration
+	FirstByte  time.Duration
+	RetryAfter time.Duration // from Retry-After on a 429
+	Probe      bool          // the attempt was admitted as a HALF_OPEN probe by Allow
+	Err        string
+	// RateLimitRemaining is the upstream's remaining-requests header, -1 when the reply had none. 0 is an
+	// exhausted budget: the key is skipped until RateLimitReset (or for RateLimitCooldown without one), so a
+	// caller that does not know must say -1.
+	RateLimitRemaining int64
 	RateLimitReset     time.Time // upstream's reset time, zero if unknown
 }
 
@@ -158,6 +167,7 @@ type ChannelHealth struct {
 	CooldownUntil     *time.Time  `json:"cooldown_until,omitempty"`
 	Trips             int         `json:"trips"`
 	RecoveredAt       *time.Time  `json:"recovered_at,omitempty"` // last close from OPEN: the traffic ramp's start
+	Forced            bool        `json:"forced"`                 // held OPEN by an admin (Force) until the next Force
 	Keys              []KeyHealth `json:"keys"`
 	Metrics           Metrics     `json:"metrics"`
 	UnsupportedModels []string    `json:"unsupported_models"`
@@ -169,6 +179,7 @@ type KeyHealth struct {
 	State         string     `json:"state"`
 	CooldownUntil *time.Time `json:"cooldown_until,omitempty"`
 	LastError     string     `json:"last_error,omitempty"`
+	Forced        bool       `json:"forced"` // the key's breaker is held OPEN by an admin (Force)
 	Metrics       Metrics    `json:"metrics"`
 }
 
@@ -187,7 +198,7 @@ type Metrics struct {
 	Active             int64                   `json:"active"`
 	LastError          string                  `json:"last_error,omitempty"`
 	LastErrorAt        *time.Time              `json:"last_error_at,omitempty"`
-	RateLimitRemaining int64                   `json:"rate_limit_remaining"`
+	RateLimitRemaining int64                   `json:"rate_limit_remaining"` // last known budget, -1 if never reported
 	RateLimitReset     *time.Time              `json:"rate_limit_reset,omitempty"`
 }
 
@@ -207,6 +218,7 @@ type Tracker struct {
 	bus   bus.Bus     // may be nil: no sharing
 	now   func() time.Time
 	node  string
+	ns    string // cache key prefix and bus topic (Config.Namespace)
 
 	channels sync.Map     // int64 → *channelState
 	epoch    atomic.Int64 // bumped when the bus says messages were missed: memoized cache reads are void
@@ -217,8 +229,8 @@ type Tracker struct {
 	hooks  []TransitionFunc
 }
 
-// New builds a Tracker and subscribes it to topic "health" on b; call it before b.Start. c and b may be nil
-// for a single node that shares nothing; now defaults to time.Now.
+// New builds a Tracker and subscribes it to its namespace's topic on b ("health" by default); call it before
+// b.Start. c and b may be nil for a single node that shares nothing; now defaults to time.Now.
 func New(cfg Config, c cache.Cache, b bus.Bus, now func() time.Time) *Tracker {
 	if now == nil {
 		now = time.Now
@@ -226,13 +238,14 @@ func New(cfg Config, c cache.Cache, b bus.Bus, now func() time.Time) *Tracker {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	t := &Tracker{cfg: cfg.withDefaults(), cache: c, bus: b, now: now, node: hex.EncodeToString(id[:])}
+	t.ns = t.cfg.Namespace
 	if b != nil {
-		b.Subscribe(Topic, t.onMessage)
+		b.Subscribe(t.ns, t.onMessage)
 	}
 	return t
 }
 
-// Topic is the bus topic health transitions travel on.
+// Topic is the bus topic health transitions travel on, and the default Namespace.
 const Topic = "health"
 
 // OnTransition registers fn for every breaker transition this node sees, local or received from another node.

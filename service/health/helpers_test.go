@@ -64,7 +64,7 @@ func newSolo(t *testing.T, cfg Config) (*Tracker, *fakeClock) {
 
 func fail(tr *Tracker, ch int64, key int, class Class, n int) {
 	for range n {
-		tr.Record(Outcome{ChannelID: ch, Key: key, Class: class, Status: 500})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: ch, Key: key, Class: class, Status: 500})
 	}
 }
 

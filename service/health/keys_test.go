@@ -60,7 +60,7 @@ func TestKey_AuthAndQuotaDisableOnlyTheKey(t *testing.T) {
 	for _, class := range []Class{ClassAuth, ClassUpstreamQuota} {
 		t.Run(string(class), func(t *testing.T) {
 			tr, clk := newSolo(t, testConfig())
-			tr.Record(Outcome{ChannelID: 1, Key: 1, Class: class, Status: 401, Err: "invalid api key"})
+			tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 1, Class: class, Status: 401, Err: "invalid api key"})
 			if tr.KeyAllowed(1, 1) {
 				t.Fatal("key not disabled")
 			}
@@ -91,13 +91,13 @@ func TestKey_AllKeysDisabled(t *testing.T) {
 	if tr.AllKeysDisabled(1, 0) || tr.AllKeysDisabled(1, 3) {
 		t.Fatal("no keys disabled yet")
 	}
-	tr.Record(Outcome{ChannelID: 1, Key: 0, Class: ClassAuth})
-	tr.Record(Outcome{ChannelID: 1, Key: 2, Class: ClassUpstreamQuota})
-	tr.Record(Outcome{ChannelID: 1, Key: 1, Class: ClassRateLimited}) // cooling is not disabled
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Class: ClassAuth})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 2, Class: ClassUpstreamQuota})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 1, Class: ClassRateLimited}) // cooling is not disabled
 	if tr.AllKeysDisabled(1, 3) {
 		t.Fatal("key 1 is only cooling")
 	}
-	tr.Record(Outcome{ChannelID: 1, Key: 1, Class: ClassAuth})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 1, Class: ClassAuth})
 	if !tr.AllKeysDisabled(1, 3) {
 		t.Fatal("every key is disabled")
 	}
@@ -114,8 +114,8 @@ func TestKey_OwnBreakerOpensWithoutTheChannel(t *testing.T) {
 	cfg.FailureRatio = 0.9 // the channel's ratio stays under it while a sibling key succeeds
 	tr, clk := newSolo(t, cfg)
 	for range 5 {
-		tr.Record(Outcome{ChannelID: 1, Key: 0, Class: ClassServer})
-		tr.Record(Outcome{ChannelID: 1, Key: 1})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Class: ClassServer})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 1})
 	}
 	if ok, _ := tr.Allow(1); !ok {
 		t.Fatal("channel opened")
@@ -133,14 +133,14 @@ func TestKey_OwnBreakerOpensWithoutTheChannel(t *testing.T) {
 	if got := tr.Snapshot(1, 2).Keys[0].State; got != "half_open" {
 		t.Fatalf("key 0 state %q", got)
 	}
-	tr.Record(Outcome{ChannelID: 1, Key: 0, Class: ClassServer})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Class: ClassServer})
 	if tr.KeyAllowed(1, 0) {
 		t.Fatal("a failure in HALF_OPEN did not reopen the key")
 	}
 	clk.Advance(time.Minute)
 	tr.KeyAllowed(1, 0)
-	tr.Record(Outcome{ChannelID: 1, Key: 0})
-	tr.Record(Outcome{ChannelID: 1, Key: 0})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0})
 	if got := tr.Snapshot(1, 2).Keys[0].State; got != "ok" {
 		t.Fatalf("key not closed after CloseAfter successes: %q", got)
 	}
@@ -149,7 +149,7 @@ func TestKey_OwnBreakerOpensWithoutTheChannel(t *testing.T) {
 func TestModel_UnsupportedExcludesOnlyTheModel(t *testing.T) {
 	tr, clk := newSolo(t, testConfig())
 	for range 10 {
-		tr.Record(Outcome{ChannelID: 1, Key: 0, Model: "gpt-9", Class: ClassModelUnsupported, Status: 404})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Model: "gpt-9", Class: ClassModelUnsupported, Status: 404})
 	}
 	if tr.ModelAllowed(1, "gpt-9") {
 		t.Fatal("model still allowed on the channel")
@@ -167,7 +167,7 @@ func TestModel_UnsupportedExcludesOnlyTheModel(t *testing.T) {
 	if !tr.ModelAllowed(1, "gpt-9") {
 		t.Fatal("MarkModelOK did not restore the model")
 	}
-	tr.Record(Outcome{ChannelID: 1, Key: 0, Model: "gpt-9", Class: ClassModelUnsupported})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Model: "gpt-9", Class: ClassModelUnsupported})
 	clk.Advance(24 * time.Hour)
 	if !tr.ModelAllowed(1, "gpt-9") {
 		t.Fatal("exclusion outlived ModelDisable")

@@ -125,9 +125,10 @@ type metrics struct {
 
 func newMetrics() *metrics {
 	return &metrics{
-		min: ring{width: tenSeconds, buckets: make([]countBucket, 6)},
-		hr:  ring{width: oneMinute, buckets: make([]countBucket, 60)},
-		dy:  ring{width: oneHour, buckets: make([]countBucket, 24)},
+		min:         ring{width: tenSeconds, buckets: make([]countBucket, 6)},
+		hr:          ring{width: oneMinute, buckets: make([]countBucket, 60)},
+		dy:          ring{width: oneHour, buckets: make([]countBucket, 24)},
+		rlRemaining: -1, // unknown until an upstream reports a budget
 	}
 }
 
@@ -152,7 +153,7 @@ func (m *metrics) record(now time.Time, o *Outcome) {
 		}
 		m.lastErrAt = now
 	}
-	if !o.RateLimitReset.IsZero() || o.RateLimitRemaining > 0 {
+	if o.RateLimitRemaining >= 0 { // a reply without the header leaves the last known budget standing
 		m.rlRemaining = o.RateLimitRemaining
 		m.rlReset = o.RateLimitReset
 	}

@@ -9,10 +9,10 @@ import (
 
 func TestMetrics_WindowsByClass(t *testing.T) {
 	tr, clk := newSolo(t, testConfig())
-	tr.Record(Outcome{ChannelID: 1, Key: 0})
-	tr.Record(Outcome{ChannelID: 1, Key: 0, Class: ClassServer, Err: "502 bad gateway"})
-	tr.Record(Outcome{ChannelID: 1, Key: 1, Class: ClassClient})
-	tr.Record(Outcome{ChannelID: 1, Key: 1, Class: ClassRateLimited})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Class: ClassServer, Err: "502 bad gateway"})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 1, Class: ClassClient})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 1, Class: ClassRateLimited})
 	cases := []struct {
 		advance      time.Duration
 		m1, h1, d1   int64
@@ -55,7 +55,7 @@ func TestMetrics_WindowsByClass(t *testing.T) {
 func TestMetrics_ByClassNames(t *testing.T) {
 	tr, _ := newSolo(t, testConfig())
 	for _, c := range []Class{ClassSuccess, ClassSuccess, ClassTimeout, ClassCanceled, "brand_new"} {
-		tr.Record(Outcome{ChannelID: 1, Key: -1, Class: c})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Class: c})
 	}
 	got := tr.Snapshot(1, 0).Metrics.Counts["1m"]
 	want := map[string]int64{"success": 2, "timeout": 1, "canceled": 1, "other": 1}
@@ -73,14 +73,14 @@ func TestMetrics_LatencyPercentilesAndEWMA(t *testing.T) {
 	tr, _ := newSolo(t, testConfig())
 	// 100 slow samples that the 512-sample ring must forget, then 1..512 ms.
 	for range 100 {
-		tr.Record(Outcome{ChannelID: 1, Key: 0, Latency: time.Hour, FirstByte: time.Hour})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Latency: time.Hour, FirstByte: time.Hour})
 	}
 	for i := 1; i <= 512; i++ {
 		d := time.Duration(i) * time.Millisecond
-		tr.Record(Outcome{ChannelID: 1, Key: 0, Latency: 2 * d, FirstByte: d})
+		tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Latency: 2 * d, FirstByte: d})
 	}
 	// Failures carry no latency sample but do carry a first byte.
-	tr.Record(Outcome{ChannelID: 1, Key: 0, Class: ClassTimeout, Latency: time.Hour})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Class: ClassTimeout, Latency: time.Hour})
 	m := tr.Snapshot(1, 1).Metrics
 	checks := []struct {
 		name      string
@@ -107,8 +107,8 @@ func TestMetrics_LatencyPercentilesAndEWMA(t *testing.T) {
 	}
 
 	tr2, _ := newSolo(t, testConfig())
-	tr2.Record(Outcome{ChannelID: 1, Key: -1, Latency: 100 * time.Millisecond})
-	tr2.Record(Outcome{ChannelID: 1, Key: -1, Latency: 200 * time.Millisecond})
+	tr2.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Latency: 100 * time.Millisecond})
+	tr2.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Latency: 200 * time.Millisecond})
 	if got := tr2.Snapshot(1, 0).Metrics.LatencyEWMAms; got < 119.999 || got > 120.001 {
 		t.Errorf("EWMA of 100, 200 = %v, want 120", got)
 	}
@@ -134,7 +134,7 @@ func TestMetrics_ActiveAndRateLimit(t *testing.T) {
 
 	reset := clk.Now().Add(time.Minute)
 	tr.Record(Outcome{ChannelID: 1, Key: 0, RateLimitRemaining: 42, RateLimitReset: reset})
-	tr.Record(Outcome{ChannelID: 1, Key: 0}) // no headers: keeps the last known values
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0}) // no headers: keeps the last known values
 	m := tr.Snapshot(1, 1).Keys[0].Metrics
 	if m.RateLimitRemaining != 42 || m.RateLimitReset == nil || !m.RateLimitReset.Equal(reset) {
 		t.Fatalf("rate limit %d %v", m.RateLimitRemaining, m.RateLimitReset)
@@ -153,7 +153,7 @@ func TestSnapshot_JSONIsSnakeCase(t *testing.T) {
 		`"state":"open"`, `"cooldown_until":`, `"trips":1`, `"keys":[{"index":0,"state":"open"`,
 		`"unsupported_models":[]`, `"counts":{"1h":{"total":5,"by_class":{"server":5}}`, `"success_rate":0`,
 		`"latency_ewma_ms":`, `"first_byte_p99_ms":`, `"active":0`, `"last_error":"server"`, `"last_error_at":`,
-		`"rate_limit_remaining":0`,
+		`"rate_limit_remaining":-1`, `"forced":false`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("JSON lacks %s:\n%s", want, s)

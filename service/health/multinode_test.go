@@ -38,9 +38,9 @@ func TestMultiNode_TripOnASeenByBViaBus(t *testing.T) {
 			t.Fatalf("B's hook saw %s", got)
 		}
 
-		a.Record(Outcome{ChannelID: 1, Key: 0, Class: ClassRateLimited, RetryAfter: time.Minute})
-		a.Record(Outcome{ChannelID: 1, Key: 1, Class: ClassAuth, Err: "revoked"})
-		a.Record(Outcome{ChannelID: 1, Key: 0, Model: "m", Class: ClassModelUnsupported})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Class: ClassRateLimited, RetryAfter: time.Minute})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 1, Class: ClassAuth, Err: "revoked"})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Model: "m", Class: ClassModelUnsupported})
 		eventually(t, propagation, "B sees key cooldown, key disable and model exclusion", func() bool {
 			return !b.KeyAllowed(1, 0) && !b.KeyAllowed(1, 1) && !b.ModelAllowed(1, "m")
 		})
@@ -53,9 +53,9 @@ func TestMultiNode_TripOnASeenByBViaBus(t *testing.T) {
 		if ok, probe := a.Allow(1); !ok || !probe {
 			t.Fatal("A: no probe after cooldown")
 		}
-		a.Record(Outcome{ChannelID: 1, Key: 2, Probe: true})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 2, Probe: true})
 		a.Allow(1)
-		a.Record(Outcome{ChannelID: 1, Key: 2, Probe: true})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 2, Probe: true})
 		eventually(t, propagation, "B sees A close", func() bool {
 			return b.Snapshot(1, 0).State == StateClosed
 		})
@@ -72,9 +72,9 @@ func TestMultiNode_LateNodeReadsTheCache(t *testing.T) {
 	run(t, func(t *testing.T, c *cluster) {
 		a := c.node(t, testConfig())
 		fail(a, 7, -1, ClassTimeout, 5)
-		a.Record(Outcome{ChannelID: 7, Key: 3, Class: ClassRateLimited})
-		a.Record(Outcome{ChannelID: 7, Key: 4, Class: ClassUpstreamQuota})
-		a.Record(Outcome{ChannelID: 7, Key: 3, Model: "claude-x", Class: ClassModelUnsupported})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 7, Key: 3, Class: ClassRateLimited})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 7, Key: 4, Class: ClassUpstreamQuota})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 7, Key: 3, Model: "claude-x", Class: ClassModelUnsupported})
 
 		late := c.node(t, testConfig())
 		if ok, _ := late.Allow(7); ok {

@@ -11,7 +11,7 @@ func TestSetChannelConfig_ChannelThresholdsOverrideDefaults(t *testing.T) {
 	tr.SetChannelConfig(1, Overrides{ConsecutiveFails: 2, BaseCooldownMs: 1000})
 	for _, id := range []int64{1, 2} {
 		for i := 0; i < 2; i++ {
-			tr.Record(Outcome{ChannelID: id, Key: 0, Class: ClassServer, Status: 500, Latency: time.Millisecond})
+			tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: id, Key: 0, Class: ClassServer, Status: 500, Latency: time.Millisecond})
 		}
 	}
 	if tr.Available(1) {

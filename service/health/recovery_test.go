@@ -25,12 +25,12 @@ func TestTestPassed_OpenChannelGoesHalfOpenThenClosesAfterCloseAfter(t *testing.
 	if ok, _ := tr.Allow(1); ok {
 		t.Fatal("HALF_OPEN admitted a second concurrent request with HalfOpenProbes = 1")
 	}
-	tr.Record(Outcome{ChannelID: 1, Key: 0, Probe: true})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Probe: true})
 	if got := tr.Snapshot(1, 1).State; got != StateHalfOpen {
 		t.Fatalf("after 1 of CloseAfter = 2 probe successes: %s", got)
 	}
 	tr.Allow(1)
-	tr.Record(Outcome{ChannelID: 1, Key: 0, Probe: true})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: 0, Probe: true})
 	h := tr.Snapshot(1, 1)
 	if h.State != StateClosed || h.RecoveredAt == nil {
 		t.Fatalf("after CloseAfter probe successes: %+v", h)
@@ -50,7 +50,7 @@ func TestTestPassed_TestsCountAsProbeSuccessesInHalfOpen(t *testing.T) {
 	if ok, probe := tr.Allow(1); !ok || !probe {
 		t.Fatal("a test pass took the live probe slot")
 	}
-	tr.Record(Outcome{ChannelID: 1, Key: -1, Probe: true})
+	tr.Record(Outcome{RateLimitRemaining: -1, ChannelID: 1, Key: -1, Probe: true})
 	if got := tr.Snapshot(1, 0).State; got != StateClosed {
 		t.Fatalf("after a pass and a probe success: %s", got)
 	}
@@ -65,9 +65,9 @@ func TestTestPassed_TestsCountAsProbeSuccessesInHalfOpen(t *testing.T) {
 func TestTestPassed_ClearsOnlyTheTestedKey(t *testing.T) {
 	run(t, func(t *testing.T, c *cluster) {
 		a, b := c.node(t, testConfig()), c.node(t, testConfig())
-		a.Record(Outcome{ChannelID: 7, Key: 0, Class: ClassAuth, Err: "revoked"})
-		a.Record(Outcome{ChannelID: 7, Key: 1, Class: ClassAuth, Err: "revoked"})
-		a.Record(Outcome{ChannelID: 7, Key: 2, Class: ClassRateLimited, RetryAfter: time.Hour})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 7, Key: 0, Class: ClassAuth, Err: "revoked"})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 7, Key: 1, Class: ClassAuth, Err: "revoked"})
+		a.Record(Outcome{RateLimitRemaining: -1, ChannelID: 7, Key: 2, Class: ClassRateLimited, RetryAfter: time.Hour})
 		eventually(t, propagation, "B sees the refusals", func() bool {
 			return !b.KeyAllowed(7, 0) && !b.KeyAllowed(7, 1) && !b.KeyAllowed(7, 2)
 		})

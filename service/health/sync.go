@@ -29,6 +29,8 @@ type record struct {
 	Cool    int64  `json:"r,omitempty"` // key: rate-limit cooldown end
 	Off     int64  `json:"d,omitempty"` // key: disabled until; model: excluded until (0 = allowed again)
 	Err     string `json:"e,omitempty"` // key: last error
+	Forced  bool   `json:"f,omitempty"` // ch, key: the OPEN state is held by an admin (Force)
+	Force   int64  `json:"g,omitempty"` // ch, key: stamp of the breaker's last Force
 }
 
 const (
@@ -44,16 +46,19 @@ const (
 	writeTimeout = 500 * time.Millisecond
 	// warnEvery rate-limits warnings about the cache and the bus, which repeat for as long as Redis is down.
 	warnEvery = 10 * time.Second
+	// forcedHold is how long a breaker's record stays in the cache after an admin forced it: a forced OPEN
+	// has no end of its own, and the Force that ends it must outlive it for nodes that read late.
+	forcedHold = 365 * 24 * time.Hour
 )
 
-func chKey(id int64) string { return "health:ch:" + strconv.FormatInt(id, 10) }
+func (t *Tracker) chKey(id int64) string { return t.ns + ":ch:" + strconv.FormatInt(id, 10) }
 
-func keyKey(id int64, k int) string {
-	return "health:key:" + strconv.FormatInt(id, 10) + ":" + strconv.Itoa(k)
+func (t *Tracker) keyKey(id int64, k int) string {
+	return t.ns + ":key:" + strconv.FormatInt(id, 10) + ":" + strconv.Itoa(k)
 }
 
-func modelKey(id int64, m string) string {
-	return "health:model:" + strconv.FormatInt(id, 10) + ":" + m
+func (t *Tracker) modelKey(id int64, m string) string {
+	return t.ns + ":model:" + strconv.FormatInt(id, 10) + ":" + m
 }
 
 func ns(t time.Time) int64 {
@@ -125,7 +130,7 @@ func (t *Tracker) refreshChannel(cs *channelState, now time.Time) {
 	if !due {
 		return
 	}
-	if rec, ok := t.fetch(chKey(cs.id)); ok && rec.Kind == kindChannel {
+	if rec, ok := t.fetch(t.chKey(cs.id)); ok && rec.Kind == kindChannel {
 		t.applyRecord(cs, rec, now)
 	}
 }
@@ -137,7 +142,7 @@ func (t *Tracker) refreshKey(cs *channelState, k int, now time.Time) {
 	if !due {
 		return
 	}
-	if rec, ok := t.fetch(keyKey(cs.id, k)); ok && rec.Kind == kindKey {
+	if rec, ok := t.fetch(t.keyKey(cs.id, k)); ok && rec.Kind == kindKey {
 		t.applyRecord(cs, rec, now)
 	}
 }
@@ -149,7 +154,7 @@ func (t *Tracker) refreshModel(cs *channelState, model string, now time.Time) {
 	if !due {
 		return
 	}
-	if rec, ok := t.fetch(modelKey(cs.id, model)); ok && rec.Kind == kindModel {
+	if rec, ok := t.fetch(t.modelKey(cs.id, model)); ok && rec.Kind == kindModel {
 		t.applyRecord(cs, rec, now)
 	}
 }
@@ -181,7 +186,7 @@ func (t *Tracker) applyRecord(cs *channelState, rec record, now time.Time) {
 			trs, _, _ = cs.resetLocal(rec.ResetAt)
 		}
 		if rec.At > cs.resetAt {
-			if from, moved := cs.br.adopt(rec.State, fromNs(rec.Until), rec.Trips, rec.At); moved {
+			if from, moved := cs.br.adopt(rec.State, fromNs(rec.Until), rec.Trips, rec.At, rec.Forced, rec.Force); moved {
 				trs = append(trs, transition{cs.id, -1, from, cs.br.state})
 			}
 		}
@@ -198,7 +203,7 @@ func (t *Tracker) applyRecord(cs *channelState, rec record, now time.Time) {
 			break
 		}
 		if rec.At > cs.resetAt && rec.At > ks.clearedAt {
-			if from, moved := ks.br.adopt(rec.State, fromNs(rec.Until), rec.Trips, rec.At); moved {
+			if from, moved := ks.br.adopt(rec.State, fromNs(rec.Until), rec.Trips, rec.At, rec.Forced, rec.Force); moved {
 				trs = append(trs, transition{cs.id, rec.Key, from, ks.br.state})
 			}
 		}
@@ -246,7 +251,7 @@ func (t *Tracker) after(trs []transition, sh []share) {
 			}
 		}
 		if s.publish && t.bus != nil {
-			if err := t.bus.Publish(ctx, Topic, string(b)); err != nil {
+			if err := t.bus.Publish(ctx, t.ns, string(b)); err != nil {
 				t.warn("health: publish failed", "key", s.key, "err", err)
 			}
 		}
@@ -260,6 +265,9 @@ func (t *Tracker) longest() time.Duration {
 
 // breakerTTL is how long a breaker's state matters to a node that reads it late.
 func (t *Tracker) breakerTTL(b *breaker, now time.Time) time.Duration {
+	if b.forceAt > 0 {
+		return max(time.Unix(0, b.forceAt).Add(forcedHold).Sub(now), t.cfg.Window)
+	}
 	switch b.state {
 	case StateOpen:
 		return b.until.Sub(now) + t.cfg.Window
@@ -278,9 +286,9 @@ func (t *Tracker) chShare(cs *channelState, now time.Time) share {
 	if cs.br.recovered > 0 {
 		ttl = max(ttl, time.Unix(0, cs.br.recovered).Add(t.cfg.RampHold).Sub(now))
 	}
-	return share{key: chKey(cs.id), ttl: ttl, publish: true, rec: record{
+	return share{key: t.chKey(cs.id), ttl: ttl, publish: true, rec: record{
 		Kind: kindChannel, Ch: cs.id, State: cs.br.state, Until: ns(cs.br.until), Trips: cs.br.trips,
-		At: cs.br.changedAt, ResetAt: cs.resetAt, Rec: cs.br.recovered,
+		At: cs.br.changedAt, ResetAt: cs.resetAt, Rec: cs.br.recovered, Forced: cs.br.forced, Force: cs.br.forceAt,
 	}}
 }
 
@@ -290,15 +298,16 @@ func (t *Tracker) keyShare(cs *channelState, k int, ks *keyState, now time.Time)
 	if ks.clearedAt > 0 {
 		ttl = max(ttl, time.Unix(0, ks.clearedAt).Add(t.longest()).Sub(now))
 	}
-	return share{key: keyKey(cs.id, k), ttl: ttl, publish: true, rec: record{
+	return share{key: t.keyKey(cs.id, k), ttl: ttl, publish: true, rec: record{
 		Kind: kindKey, Ch: cs.id, Key: k, State: ks.br.state, Until: ns(ks.br.until), Trips: ks.br.trips,
 		At: ks.br.changedAt, W: t.stamp(now), Cool: ns(ks.cool), Off: ns(ks.off), Err: ks.lastErr, Clr: ks.clearedAt,
+		Forced: ks.br.forced, Force: ks.br.forceAt,
 	}}
 }
 
 // modelShare renders a model exclusion (or its end). Called under cs.mu.
 func (t *Tracker) modelShare(cs *channelState, model string, ms *modelState, now time.Time) share {
-	return share{key: modelKey(cs.id, model), ttl: ms.until.Sub(now), publish: true, rec: record{
+	return share{key: t.modelKey(cs.id, model), ttl: ms.until.Sub(now), publish: true, rec: record{
 		Kind: kindModel, Ch: cs.id, Model: model, At: ms.at, Off: ns(ms.until),
 	}}
 }

@@ -3,7 +3,9 @@ package health
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
+
 	"tollgate/model"
 )
 
@@ -140,7 +142,7 @@ func (t *Tracker) Available(channelID int64) bool {
 	defer cs.mu.Unlock()
 	switch cs.br.state {
 	case StateOpen:
-		return !now.Before(cs.br.until)
+		return !cs.br.forced && !now.Before(cs.br.until)
 	case StateHalfOpen:
 		cs.br.expireProbes(now, cs.cfg)
 		return len(cs.br.probes) < cs.cfg.HalfOpenProbes
@@ -149,7 +151,8 @@ func (t *Tracker) Available(channelID int64) bool {
 }
 
 // KeyAllowed reports whether key (an index into the channel's keys) may be used now: false while it cools
-// down after a 429, while it is disabled after auth or upstream_quota, or while its own breaker is OPEN.
+// down after a 429 or an exhausted rate-limit budget (remaining 0), while it is disabled after auth or
+// upstream_quota, or while its own breaker is OPEN (or forced OPEN).
 func (t *Tracker) KeyAllowed(channelID int64, key int) bool {
 	cs := t.channel(channelID)
 	now := t.now()
@@ -192,15 +195,62 @@ func (t *Tracker) ModelAllowed(channelID int64, model string) bool {
 // Begin counts one active request on the channel and, when key ≥ 0, on the key; call the returned func
 // (once; later calls do nothing) when the attempt ends.
 func (t *Tracker) Begin(channelID int64, key int) func() {
-	cs := t.channel(channelID)
+	cs, km := t.counters(channelID, key)
 	cs.m.active.Add(1)
-	var km *metrics
-	if key >= 0 {
-		cs.mu.Lock()
-		km = cs.keyState(key).m
-		cs.mu.Unlock()
+	if km != nil {
 		km.active.Add(1)
 	}
+	return ender(cs, km)
+}
+
+// TryBegin is Begin under caps: it refuses (ok false, nothing counted, end a no-op) when this node already
+// carries chCap attempts on the channel or keyCap on the key (0 = no cap). The check and the count are one
+// compare-and-swap per counter, so concurrent callers never exceed a cap; no lock is held across the attempt.
+// Caps are per node.
+func (t *Tracker) TryBegin(channelID int64, key int, chCap, keyCap int) (end func(), ok bool) {
+	cs, km := t.counters(channelID, key)
+	if !acquire(&cs.m.active, chCap) {
+		return func() {}, false
+	}
+	if km != nil && !acquire(&km.active, keyCap) {
+		cs.m.active.Add(-1)
+		return func() {}, false
+	}
+	return ender(cs, km), true
+}
+
+// counters returns the channel's state and the key's metrics (nil for key < 0), whose active counters
+// Begin and TryBegin move.
+func (t *Tracker) counters(channelID int64, key int) (*channelState, *metrics) {
+	cs := t.channel(channelID)
+	if key < 0 {
+		return cs, nil
+	}
+	cs.mu.Lock()
+	km := cs.keyState(key).m
+	cs.mu.Unlock()
+	return cs, km
+}
+
+// acquire adds one to n unless it already reached limit (≤ 0: no limit).
+func acquire(n *atomic.Int64, limit int) bool {
+	if limit <= 0 {
+		n.Add(1)
+		return true
+	}
+	for {
+		v := n.Load()
+		if v >= int64(limit) {
+			return false
+		}
+		if n.CompareAndSwap(v, v+1) {
+			return true
+		}
+	}
+}
+
+// ender undoes one Begin, once.
+func ender(cs *channelState, km *metrics) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -215,6 +265,7 @@ func (t *Tracker) Begin(channelID int64, key int) func() {
 // Record feeds one attempt's outcome to the channel's and the key's breakers and metrics. Only server,
 // timeout, reset and bad_reply count as breaker failures; rate_limited cools the key, auth and upstream_quota
 // disable the key, model_unsupported excludes the model, client and canceled only show in the counts.
+// A reported budget of 0 (RateLimitRemaining 0, whatever the class) cools the key until its reset.
 func (t *Tracker) Record(o Outcome) {
 	cs := t.channel(o.ChannelID)
 	now := t.now()
@@ -239,14 +290,19 @@ func (t *Tracker) Record(o Outcome) {
 		if o.Class != ClassSuccess {
 			ks.lastErr = cs.m.lastErr
 		}
-		switch o.Class {
-		case ClassRateLimited:
-			if until := t.coolUntil(now, &o); until.After(ks.cool) {
-				ks.cool = until
-				if until.Sub(ks.pubCool) >= time.Second {
-					ks.pubCool, changed = until, true
-				}
+		var cool time.Time // a 429's Retry-After is more precise than its budget headers
+		if o.Class == ClassRateLimited {
+			cool = t.coolUntil(now, &o)
+		} else if u, spent := t.budgetUntil(now, &o); spent {
+			cool = u
+		}
+		if cool.After(ks.cool) {
+			ks.cool = cool
+			if cool.Sub(ks.pubCool) >= time.Second {
+				ks.pubCool, changed = cool, true
 			}
+		}
+		switch o.Class {
 		case ClassAuth, ClassUpstreamQuota:
 			until := now.Add(t.cfg.AuthDisable)
 			if until.Sub(ks.off) >= time.Minute {
@@ -287,6 +343,22 @@ func (t *Tracker) coolUntil(now time.Time, o *Outcome) time.Time {
 	return now.Add(min(d, t.cfg.AuthDisable))
 }
 
+// budgetUntil is when a key whose upstream budget read 0 may be used again: the upstream's reset, or
+// RateLimitCooldown without one; never longer than AuthDisable. spent is false when the budget is not known
+// to be 0 (-1, > 0) or its reset has already passed.
+func (t *Tracker) budgetUntil(now time.Time, o *Outcome) (until time.Time, spent bool) {
+	if o.RateLimitRemaining != 0 {
+		return time.Time{}, false
+	}
+	switch {
+	case o.RateLimitReset.IsZero():
+		return now.Add(min(t.cfg.RateLimitCooldown, t.cfg.AuthDisable)), true
+	case o.RateLimitReset.After(now):
+		return now.Add(min(o.RateLimitReset.Sub(now), t.cfg.AuthDisable)), true
+	}
+	return time.Time{}, false
+}
+
 // AllKeysDisabled reports whether every one of the channel's keys (indexes 0..keys-1) is disabled by auth or
 // upstream_quota; the relay then auto-disables the channel. It is false for keys ≤ 0.
 func (t *Tracker) AllKeysDisabled(channelID int64, keys int) bool {
@@ -319,10 +391,10 @@ func (t *Tracker) Reset(channelID int64) {
 	trs, keys, models := cs.resetLocal(t.stamp(now))
 	sh := []share{t.chShare(cs, now)}
 	for _, k := range keys {
-		sh = append(sh, share{key: keyKey(channelID, k)})
+		sh = append(sh, share{key: t.keyKey(channelID, k)})
 	}
 	for _, m := range models {
-		sh = append(sh, share{key: modelKey(channelID, m)})
+		sh = append(sh, share{key: t.modelKey(channelID, m)})
 	}
 	cs.mu.Unlock()
 	t.after(trs, sh)
@@ -332,7 +404,7 @@ func (t *Tracker) Reset(channelID int64) {
 // disable, breaker): a sibling key that was refused stays refused until a test of its own passes. The
 // channel's breaker does not jump to CLOSED: an OPEN channel turns HALF_OPEN at once (skipping the rest of
 // its cooldown) and closes after CloseAfter probe successes (live probes or further tests), then ramps back
-// (RampShare).
+// (RampShare). A breaker an admin forced OPEN (Force) stays so: the test changes neither it nor its key.
 func (t *Tracker) TestPassed(channelID int64, key int) {
 	cs := t.channel(channelID)
 	now := t.now()
@@ -349,9 +421,10 @@ func (t *Tracker) TestPassed(channelID int64, key int) {
 		sh = append(sh, t.chShare(cs, now))
 	}
 	if key >= 0 {
-		ks := cs.keyState(key)
-		trs = append(trs, ks.clear(channelID, key, at())...)
-		sh = append(sh, t.keyShare(cs, key, ks, now))
+		if ks := cs.keyState(key); !ks.br.forced { // an admin's hold outlasts a test
+			trs = append(trs, ks.clear(channelID, key, at())...)
+			sh = append(sh, t.keyShare(cs, key, ks, now))
+		}
 	}
 	cs.mu.Unlock()
 	t.after(trs, sh)
@@ -406,7 +479,7 @@ func (t *Tracker) Snapshot(channelID int64, keys int) ChannelHealth {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	h := ChannelHealth{
-		State: cs.br.effective(now), Trips: cs.br.trips, Metrics: cs.m.view(now),
+		State: cs.br.effective(now), Trips: cs.br.trips, Metrics: cs.m.view(now), Forced: cs.br.forced,
 		Keys: make([]KeyHealth, 0, max(keys, 0)), UnsupportedModels: []string{},
 	}
 	if cs.br.state == StateOpen && now.Before(cs.br.until) {
@@ -417,8 +490,10 @@ func (t *Tracker) Snapshot(channelID int64, keys int) ChannelHealth {
 	}
 	for k := range keys {
 		ks := cs.keyState(k)
-		kh := KeyHealth{Index: k, State: "ok", LastError: ks.lastErr, Metrics: ks.m.view(now)}
+		kh := KeyHealth{Index: k, State: "ok", LastError: ks.lastErr, Metrics: ks.m.view(now), Forced: ks.br.forced}
 		switch st := ks.br.effective(now); {
+		case ks.br.forced:
+			kh.State = string(StateOpen)
 		case now.Before(ks.off):
 			kh.State, kh.CooldownUntil = "disabled", timePtr(ks.off)
 		case now.Before(ks.cool):
