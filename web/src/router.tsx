@@ -64,6 +64,7 @@ export const routes = [
       { path: 'admin/users', element: admin(() => import('./pages/admin/users/UsersPage')) },
       { path: 'admin/keys', element: admin(() => import('./pages/admin/keys/AllKeysPage')) },
       { path: 'admin/groups', element: admin(() => import('./pages/admin/groups/GroupsPage')) },
+      { path: 'admin/tiers', element: admin(() => import('./pages/admin/tiers/TiersPage')) },
       { path: 'admin/pricing', element: admin(() => import('./pages/admin/pricing/ModelPricingPage')) },
       { path: 'admin/logs', element: admin(() => import('./pages/admin/logs/AllLogsPage')) },
       { path: 'admin/redemptions', element: admin(() => import('./pages/admin/redemptions/RedemptionsPage')) },

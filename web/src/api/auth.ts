@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from './http';
-import type { Group, LoginResponse, SiteStatus, User } from './types';
+import type { LoginResponse, SiteStatus, User, UserGroup } from './types';
 
 export const selfKey = ['self'] as const;
 
@@ -71,7 +71,7 @@ export function useChangePassword() {
 export function useUserGroups(enabled = true) {
   return useQuery({
     queryKey: ['user-groups'],
-    queryFn: () => api.get<Group[]>('/api/user/groups'),
+    queryFn: () => api.get<UserGroup[]>('/api/user/groups'),
     enabled,
   });
 }

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './http';
 import type {
+  BreakerAction,
   Channel,
   ChannelHealth,
   ChannelInput,
@@ -25,6 +26,24 @@ export function useChannels(query: ChannelQuery) {
     queryKey: [...channelsKey, query],
     queryFn: () => api.get<Page<Channel>>('/api/admin/channels', { ...query }),
     placeholderData: keepPreviousData,
+  });
+}
+
+/** Every channel as id + name, for pickers (up to 1,000, fetched a page of 100 at a time). */
+export function useChannelOptions(enabled = true) {
+  return useQuery({
+    queryKey: [...channelsKey, 'options'],
+    queryFn: async () => {
+      const all: Channel[] = [];
+      for (let page = 1; page <= 10; page++) {
+        const res = await api.get<Page<Channel>>('/api/admin/channels', { page, size: 100 });
+        all.push(...(res.items ?? []));
+        if (all.length >= res.total || (res.items ?? []).length === 0) break;
+      }
+      return all;
+    },
+    enabled,
+    staleTime: 30_000,
   });
 }
 
@@ -67,6 +86,19 @@ export function useDeleteChannel() {
   return useMutation({
     mutationFn: (id: number) => api.del(`/api/admin/channels/${id}`),
     onSuccess: invalidate,
+  });
+}
+
+/** Forces a channel's breaker (or one key's, with keyIndex) open / closed / half-open, or resets it. */
+export function useBreakerAction() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, action, keyIndex }: { id: number; action: BreakerAction; keyIndex?: number }) =>
+      api.post<ChannelHealth>(`/api/admin/channels/${id}/breaker`, keyIndex === undefined ? { action } : { action, key_index: keyIndex }),
+    onSuccess: (health, { id }) => {
+      qc.setQueryData(['channel-health', id], health);
+      return qc.invalidateQueries({ queryKey: channelsKey });
+    },
   });
 }
 

@@ -19,6 +19,8 @@ export interface User {
   tpm?: number;
   aff_code?: string | null;
   inviter_id?: number | null;
+  /** The user's price tier ("" or absent = none, ratio 1). */
+  tier?: string;
 }
 
 export interface Page<T> {
@@ -58,6 +60,108 @@ export interface Group {
   selectable: boolean;
 }
 
+/** A group the signed-in user may use (GET /api/user/groups). */
+export interface UserGroup {
+  name: string;
+  display_name?: string;
+  description?: string;
+  ratio: string;
+  models?: string[];
+}
+
+export type StickyLevel = 'conversation' | 'session' | 'user_model' | 'bucket';
+export const STICKY_LEVELS: StickyLevel[] = ['conversation', 'session', 'user_model', 'bucket'];
+
+export interface StickyPolicy {
+  levels: StickyLevel[];
+  /** TTL per level in seconds (absent or 0 = the default). */
+  ttl_s: Partial<Record<StickyLevel, number>>;
+}
+
+/** Failover policy of a group; 0 in any field means the site default. */
+export interface FailoverPolicy {
+  consecutive_failures: number;
+  cooldown_s: number;
+  max_attempts: number;
+  deadline_s: number;
+}
+
+export interface GroupAccess {
+  all: boolean;
+  tiers: string[];
+  users: number[];
+}
+
+/** A named pool of channels inside a logical group. */
+export interface GroupRoute {
+  name: string;
+  /** Higher is tried first. */
+  priority: number;
+  weight: number;
+  channels: number[];
+}
+
+/** A logical group: what a key routes through, with its own price ratio and policies. */
+export interface LogicalGroup {
+  name: string;
+  display_name: string;
+  description: string;
+  status: EnabledStatus;
+  ratio: string;
+  selectable: boolean;
+  models: string[];
+  access: GroupAccess;
+  sticky: StickyPolicy;
+  failover: FailoverPolicy;
+  /** Seconds the primary route must be healthy before sessions return to it (0 = off). */
+  return_to_primary_s: number;
+  routes: GroupRoute[];
+  created_at?: string;
+  updated_at?: string;
+}
+
+export type LogicalGroupInput = Omit<LogicalGroup, 'created_at' | 'updated_at'>;
+
+/** The site defaults a group's 0 / empty policy fields fall back to. */
+export interface LogicalGroupDefaults {
+  sticky: StickyPolicy;
+  failover: FailoverPolicy;
+}
+
+export interface StickyBinding {
+  kind: string;
+  route: string;
+  channel_id: number;
+  key_index: number;
+  since: string;
+}
+
+/** GET /api/admin/sticky: live sticky bindings of a group, counted per route. */
+export interface StickyView {
+  group: string;
+  model: string;
+  total: number;
+  routes: { route: string; count: number }[];
+  bindings: StickyBinding[];
+}
+
+/** A price tier users belong to (e.g. VIP ×0.8). */
+export interface Tier {
+  name: string;
+  description: string;
+  ratio: string;
+  /** How many users are in the tier. */
+  users: number;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface TierInput {
+  name?: string;
+  ratio?: string;
+  description?: string;
+}
+
 export interface Token {
   id: number;
   user_id: number;
@@ -75,6 +179,8 @@ export interface Token {
   models: string[];
   allowed_ips: string[];
   group: string;
+  /** Groups tried in order when every route of `group` is unavailable (≤ 5). */
+  fallback_groups?: string[];
   rpm: number;
   concurrency: number;
   /** Spend caps in units per UTC day / month (0 = none) and tokens per minute (0 = none). */
@@ -96,6 +202,7 @@ export interface TokenInput {
   models?: string[];
   allowed_ips?: string[];
   group?: string;
+  fallback_groups?: string[];
   rpm?: number;
   concurrency?: number;
   daily_budget?: number;
@@ -148,6 +255,9 @@ export interface Channel {
   test_model: string;
   timeouts: ChannelTimeouts;
   tag: string;
+  /** Most concurrent upstream requests on the channel / on each of its keys (0 = no cap). */
+  max_concurrency?: number;
+  key_max_concurrency?: number;
   created_at: string;
   health?: { state: HealthState; success_rate?: number; latency_ms?: number };
 }
@@ -190,8 +300,12 @@ export interface HealthMetrics {
   [key: string]: unknown;
 }
 
+export type BreakerAction = 'open' | 'close' | 'half_open' | 'reset';
+
 export interface ChannelHealth {
   state: HealthState;
+  /** An admin forced this state; it holds until reset. */
+  forced?: boolean;
   status?: ChannelStatus;
   trips?: number;
   cooldown_until?: string | null;
@@ -200,6 +314,7 @@ export interface ChannelHealth {
     index: number;
     masked?: string;
     state: string;
+    forced?: boolean;
     cooldown_until?: string | null;
     metrics?: HealthMetrics;
   }[];
@@ -212,6 +327,31 @@ export interface LogAttempt {
   class: string;
   status?: number;
   latency_ms: number;
+}
+
+/**
+ * One step of a routing decision: a candidate skipped (with the reason), an attempt that failed (reason = its
+ * failure class), or the one that answered.
+ */
+export interface RoutingCandidate {
+  group?: string;
+  route?: string;
+  channel_id: number;
+  /** Absent when a whole channel was skipped before a key was drawn. */
+  key_index?: number;
+  skipped?: boolean;
+  reason?: string;
+}
+
+/** How the router chose the upstream of a request (admin view only). */
+export interface RoutingDecision {
+  policy: string;
+  /** hit, moved, returned (to the primary route) or miss. */
+  sticky?: string;
+  considered: RoutingCandidate[] | null;
+  chosen?: { group?: string; route?: string; channel_id: number; key_index: number } | null;
+  /** More steps happened than the log keeps. */
+  truncated?: boolean;
 }
 
 export interface LogPrice {
@@ -263,6 +403,10 @@ export interface UsageLog {
   upstream_protocol?: string;
   attempts?: LogAttempt[] | null;
   error_shown?: boolean;
+  /** The logical group that served the request and its route. */
+  group?: string;
+  route?: string;
+  decision?: RoutingDecision | null;
 }
 
 export interface LogFilter {

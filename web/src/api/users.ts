@@ -20,6 +20,8 @@ export function useUsers(query: UserQuery) {
 export interface UserPatch {
   role?: Role;
   group?: string;
+  /** The price tier ("" = none). */
+  tier?: string;
   status?: EnabledStatus;
   email?: string;
   /** Requests / tokens per minute for all of the user's keys together (0 = no limit). */

@@ -20,6 +20,7 @@ import {
   GiftOutlined,
   ShoppingCartOutlined,
   CreditCardOutlined,
+  CrownOutlined,
 } from '@ant-design/icons';
 import { Alert, Button, Dropdown, Flex, Grid, Layout, Menu, Typography, theme, type MenuProps } from 'antd';
 import { useEffect, useState } from 'react';
@@ -63,6 +64,7 @@ export function AppLayout() {
         { key: '/console/admin/users', icon: <TeamOutlined />, label: t('nav.users') },
         { key: '/console/admin/keys', icon: <SafetyOutlined />, label: t('nav.allKeys') },
         { key: '/console/admin/groups', icon: <ClusterOutlined />, label: t('nav.groups') },
+        { key: '/console/admin/tiers', icon: <CrownOutlined />, label: t('nav.tiers') },
         { key: '/console/admin/pricing', icon: <TagsOutlined />, label: t('nav.modelPricing') },
         { key: '/console/admin/logs', icon: <BarChartOutlined />, label: t('nav.allLogs') },
         { key: '/console/admin/orders', icon: <ShoppingCartOutlined />, label: t('nav.orders') },

@@ -1,4 +1,4 @@
-import { Button, DatePicker, Drawer, Flex, Form, Input, InputNumber, Select, Switch, App } from 'antd';
+import { Button, DatePicker, Drawer, Flex, Form, Input, InputNumber, Select, Switch, Tag, App } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -19,6 +19,8 @@ export interface KeyFormValues {
   models?: string[];
   allowed_ips?: string[];
   group?: string;
+  /** Groups tried in this order when the key's group has no route left. */
+  fallback_groups?: string[];
   rpm?: number | null;
   concurrency?: number | null;
   daily_budget_amount?: string;
@@ -47,7 +49,25 @@ export function toTokenInput(values: KeyFormValues, update = false, toUnits: (te
   else if (update) body.expires_at = null;
   if (values.group) body.group = values.group;
   else if (update) body.group = '';
+  const fallbacks = cleanFallbacks(values.fallback_groups, values.group);
+  if (fallbacks.length > 0 || update) body.fallback_groups = fallbacks;
   return body;
+}
+
+/** The most fallback groups a key may list. */
+export const MAX_FALLBACK_GROUPS = 5;
+
+/** Fallbacks in the order chosen: no blanks, no repeats, never the key's own group, at most MAX_FALLBACK_GROUPS. */
+export function cleanFallbacks(fallbacks: string[] | undefined, group: string | undefined): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of fallbacks ?? []) {
+    const name = raw.trim();
+    if (!name || name === group || seen.has(name)) continue;
+    seen.add(name);
+    out.push(name);
+  }
+  return out.slice(0, MAX_FALLBACK_GROUPS);
 }
 
 function toFormValues(token: Token, toText: (units: number) => string = unitsToUsdText): KeyFormValues {
@@ -59,6 +79,7 @@ function toFormValues(token: Token, toText: (units: number) => string = unitsToU
     models: token.models ?? [],
     allowed_ips: token.allowed_ips ?? [],
     group: token.group || undefined,
+    fallback_groups: token.fallback_groups ?? [],
     rpm: token.rpm || null,
     concurrency: token.concurrency || null,
     daily_budget_amount: token.daily_budget ? toText(token.daily_budget) : undefined,
@@ -81,6 +102,8 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
   const { moneyInput } = useFormat();
   const [form] = Form.useForm<KeyFormValues>();
   const unlimited = Form.useWatch('unlimited', form);
+  const group = Form.useWatch('group', form);
+  const fallbacks = Form.useWatch('fallback_groups', form);
   const groups = useUserGroups(open);
   const pricing = usePricing(open);
   const create = useCreateToken();
@@ -110,6 +133,11 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
       if (text) message.error(text);
     }
   };
+
+  const groupOptions = (groups.data ?? []).map((g) => ({
+    value: g.name,
+    label: g.display_name && g.display_name !== g.name ? `${g.display_name} (${g.name}) ×${g.ratio}` : `${g.name} ×${g.ratio}`,
+  }));
 
   const ipRule = {
     validator: (_: unknown, value: string[] | undefined) => {
@@ -180,7 +208,46 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
           <Select
             allowClear
             loading={groups.isPending}
-            options={(groups.data ?? []).map((g) => ({ value: g.name, label: `${g.name} ×${g.ratio}` }))}
+            data-testid="key-group"
+            options={groupOptions}
+            onChange={(value: string | undefined) => {
+              const fallbacks = form.getFieldValue('fallback_groups') as string[] | undefined;
+              if (value && fallbacks?.includes(value)) form.setFieldValue('fallback_groups', fallbacks.filter((g) => g !== value));
+            }}
+          />
+        </Form.Item>
+        <Form.Item
+          name="fallback_groups"
+          label={t('keys.fallbackGroups')}
+          extra={t('keys.fallbackGroupsHint', { max: MAX_FALLBACK_GROUPS })}
+          rules={[
+            {
+              validator: (_, value: string[] | undefined) =>
+                (value ?? []).length <= MAX_FALLBACK_GROUPS
+                  ? Promise.resolve()
+                  : Promise.reject(new Error(t('keys.fallbackGroupsMax', { max: MAX_FALLBACK_GROUPS }))),
+            },
+          ]}
+        >
+          <Select
+            mode="multiple"
+            maxCount={MAX_FALLBACK_GROUPS}
+            loading={groups.isPending}
+            data-testid="key-fallback-groups"
+            options={groupOptions.filter((o) => o.value !== group)}
+            tagRender={({ label, value, closable, onClose }) => (
+              <Tag
+                closable={closable}
+                onClose={onClose}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  e.stopPropagation();
+                }}
+                style={{ marginInlineEnd: 4 }}
+              >
+                {t('keys.fallbackOrder', { n: (fallbacks ?? []).indexOf(String(value)) + 1, label: String(label) })}
+              </Tag>
+            )}
           />
         </Form.Item>
         <Flex gap={16} wrap>

@@ -1,10 +1,22 @@
 import { Descriptions, Drawer, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { LogAttempt, UsageLog } from '../../api/types';
+import type { LogAttempt, RoutingCandidate, RoutingDecision, UsageLog } from '../../api/types';
 import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { priceBreakdown, type BreakdownLine } from './priceBreakdown';
 import { WIDE_DRAWER } from '../../components/drawerSize';
+
+type Outcome = 'skipped' | 'failed' | 'chosen' | 'considered';
+
+const OUTCOME_COLORS: Record<Outcome, string> = { skipped: 'default', failed: 'warning', chosen: 'success', considered: 'processing' };
+
+/** What happened to one candidate: skipped before a call, tried and failed, or the one that answered. */
+export function candidateOutcome(c: RoutingCandidate, chosen: RoutingDecision['chosen']): Outcome {
+  if (c.skipped) return 'skipped';
+  if (chosen && !c.reason && chosen.channel_id === c.channel_id && chosen.key_index === c.key_index && (chosen.route ?? '') === (c.route ?? ''))
+    return 'chosen';
+  return c.reason ? 'failed' : 'considered';
+}
 
 /**
  * Everything about one relayed request: both ids, tokens and price breakdown; channel, upstream model and
@@ -38,6 +50,16 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
             <Descriptions.Item label={t('logs.user')}>{log.username || log.user_id}</Descriptions.Item>
             <Descriptions.Item label={t('logs.key')}>{log.token_name || log.token_id}</Descriptions.Item>
             <Descriptions.Item label={t('logs.model')}>{log.model}</Descriptions.Item>
+            {log.group !== undefined ? (
+              <Descriptions.Item label={t('logs.group')}>
+                <span data-testid="log-group">{log.group || t('common.none')}</span>
+              </Descriptions.Item>
+            ) : null}
+            {log.route !== undefined ? (
+              <Descriptions.Item label={t('logs.route')}>
+                <span data-testid="log-route">{log.route || t('common.none')}</span>
+              </Descriptions.Item>
+            ) : null}
             {log.upstream_model !== undefined ? (
               <Descriptions.Item label={t('logs.upstreamModel')}>{log.upstream_model || log.model}</Descriptions.Item>
             ) : null}
@@ -110,6 +132,74 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
               </>
             )}
           />
+
+          {log.decision ? (
+            <>
+              <Typography.Title level={5} style={{ marginTop: 24 }}>
+                {t('logs.decision')}
+              </Typography.Title>
+              <Descriptions column={1} size="small" bordered data-testid="log-decision">
+                <Descriptions.Item label={t('logs.decisionPolicy')}>
+                  <Typography.Text className="tg-mono">{log.decision.policy || t('common.none')}</Typography.Text>
+                </Descriptions.Item>
+                {log.decision.sticky ? (
+                  <Descriptions.Item label={t('logs.decisionSticky')}>
+                    {t(`logs.sticky_${log.decision.sticky}`, { defaultValue: log.decision.sticky })}
+                  </Descriptions.Item>
+                ) : null}
+                <Descriptions.Item label={t('logs.decisionChosen')}>
+                  <span data-testid="log-decision-chosen">
+                    {log.decision.chosen
+                      ? t('logs.decisionTarget', {
+                          group: log.decision.chosen.group || log.group || t('common.none'),
+                          route: log.decision.chosen.route || t('common.none'),
+                          channel: log.decision.chosen.channel_id,
+                          key: log.decision.chosen.key_index,
+                        })
+                      : t('logs.decisionNone')}
+                  </span>
+                </Descriptions.Item>
+              </Descriptions>
+              {log.decision.truncated ? (
+                <Typography.Paragraph type="secondary" style={{ marginTop: 8 }}>
+                  {t('logs.decisionTruncated')}
+                </Typography.Paragraph>
+              ) : null}
+              <Table<RoutingCandidate & { n: number }>
+                size="small"
+                rowKey="n"
+                pagination={false}
+                style={{ marginTop: 12 }}
+                scroll={{ x: 'max-content' }}
+                locale={{ emptyText: t('logs.noCandidates') }}
+                dataSource={(log.decision.considered ?? []).map((c, n) => ({ ...c, n: n + 1 }))}
+                columns={[
+                  { title: t('logs.attemptNo'), dataIndex: 'n' },
+                  { title: t('logs.group'), dataIndex: 'group', render: (v?: string) => v || t('common.none') },
+                  { title: t('logs.route'), dataIndex: 'route', render: (v?: string) => v || t('common.none') },
+                  { title: t('logs.channel'), dataIndex: 'channel_id' },
+                  { title: t('logs.keyIndex'), dataIndex: 'key_index', render: (v?: number) => v ?? t('common.none') },
+                  {
+                    title: t('logs.result'),
+                    key: 'outcome',
+                    render: (_, c) => {
+                      const outcome = candidateOutcome(c, log.decision?.chosen);
+                      return (
+                        <Tag color={OUTCOME_COLORS[outcome]} data-testid="candidate-outcome">
+                          {t(`logs.candidate_${outcome}`)}
+                        </Tag>
+                      );
+                    },
+                  },
+                  {
+                    title: t('logs.candidateReason'),
+                    dataIndex: 'reason',
+                    render: (v?: string) => (v ? t(`logs.reason_${v}`, { defaultValue: v }) : t('common.none')),
+                  },
+                ]}
+              />
+            </>
+          ) : null}
 
           {log.attempts !== undefined ? (
             <>

@@ -186,6 +186,16 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
               <Select allowClear showSearch options={modelOptions} />
             </Form.Item>
           </Col>
+          <Col xs={12} md={6}>
+            <Form.Item name="max_concurrency" label={t('channels.maxConcurrency')} extra={t('channels.noCapHint')}>
+              <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+            </Form.Item>
+          </Col>
+          <Col xs={12} md={6}>
+            <Form.Item name="key_max_concurrency" label={t('channels.keyMaxConcurrency')} extra={t('channels.noCapHint')}>
+              <InputNumber min={0} precision={0} style={{ width: '100%' }} />
+            </Form.Item>
+          </Col>
         </Row>
 
         <Divider titlePlacement="start">{t('channels.modelMapping')}</Divider>

@@ -1,7 +1,7 @@
-import { Descriptions, Drawer, Space, Table, Tag, Typography } from 'antd';
+import { App, Button, Descriptions, Drawer, Popconfirm, Space, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { useChannelHealth } from '../../../api/channels';
-import type { Channel, HealthMetrics } from '../../../api/types';
+import { useBreakerAction, useChannelHealth } from '../../../api/channels';
+import type { BreakerAction, Channel, HealthMetrics } from '../../../api/types';
 import { WIDE_DRAWER } from '../../../components/drawerSize';
 import { QueryError } from '../../../components/QueryError';
 import { formatTime } from '../../../lib/format';
@@ -9,6 +9,66 @@ import { useFormat } from '../../../lib/useFormat';
 import { HealthStateTag } from './HealthTag';
 
 const WINDOWS = ['1m', '1h', '24h'];
+const ACTIONS: BreakerAction[] = ['open', 'close', 'half_open', 'reset'];
+
+/** Force open (asks first) / close / half-open / reset buttons for the channel breaker or one key's. */
+function BreakerButtons({ channelId, keyIndex, small }: { channelId: number; keyIndex?: number; small?: boolean }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const breaker = useBreakerAction();
+  const run = (action: BreakerAction) =>
+    breaker.mutate(
+      { id: channelId, action, keyIndex },
+      {
+        onSuccess: () => message.success(t(`channels.breakerDone_${action}`)),
+        onError: (err) => message.error(err.message),
+      },
+    );
+  const suffix = keyIndex === undefined ? 'channel' : `key-${keyIndex}`;
+  const busy = (action: BreakerAction) => breaker.isPending && breaker.variables?.action === action;
+  return (
+    <Space size={4} wrap>
+      {ACTIONS.map((action) => {
+        const label = t(`channels.breaker_${action}`);
+        const testId = `breaker-${action}-${suffix}`;
+        return action === 'open' ? (
+          <Popconfirm
+            key={action}
+            title={keyIndex === undefined ? t('channels.forceOpenConfirm') : t('channels.forceOpenKeyConfirm', { index: keyIndex })}
+            description={t('channels.forceOpenHint')}
+            okText={label}
+            cancelText={t('common.cancel')}
+            okButtonProps={{ danger: true }}
+            onConfirm={() => run(action)}
+          >
+            <Button size={small ? 'small' : 'middle'} danger loading={busy(action)} data-testid={testId}>
+              {label}
+            </Button>
+          </Popconfirm>
+        ) : (
+          <Button key={action} size={small ? 'small' : 'middle'} loading={busy(action)} onClick={() => run(action)} data-testid={testId}>
+            {label}
+          </Button>
+        );
+      })}
+    </Space>
+  );
+}
+
+/** The state tag plus a "forced" mark when an admin pinned it. */
+function StateWithForced({ state, forced }: { state: string | undefined; forced?: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <Space size={4}>
+      <HealthStateTag state={state} />
+      {forced ? (
+        <Tag color="purple" data-testid="health-forced">
+          {t('channels.forced')}
+        </Tag>
+      ) : null}
+    </Space>
+  );
+}
 
 /** The breaker state of a channel and each of its keys, with its live metrics. */
 export function ChannelHealthDrawer({ channel, onClose }: { channel: Channel | null; onClose: () => void }) {
@@ -24,8 +84,13 @@ export function ChannelHealthDrawer({ channel, onClose }: { channel: Channel | n
       {health.error ? <QueryError error={health.error} onRetry={() => void health.refetch()} /> : null}
       <Descriptions column={1} size="small" bordered>
         <Descriptions.Item label={t('channels.health')}>
-          <HealthStateTag state={data?.state} />
+          <StateWithForced state={data?.state} forced={data?.forced} />
         </Descriptions.Item>
+        {channel ? (
+          <Descriptions.Item label={t('channels.breakerControl')}>
+            <BreakerButtons channelId={channel.id} />
+          </Descriptions.Item>
+        ) : null}
         {data?.trips !== undefined ? <Descriptions.Item label={t('channels.trips')}>{fmt.number(data.trips)}</Descriptions.Item> : null}
         {data?.cooldown_until ? (
           <Descriptions.Item label={t('channels.cooldownUntil')}>{formatTime(data.cooldown_until)}</Descriptions.Item>
@@ -78,13 +143,18 @@ export function ChannelHealthDrawer({ channel, onClose }: { channel: Channel | n
             key: 'masked',
             render: (_, k) => <span className="tg-mono">{k.masked ?? channel?.keys?.[k.index] ?? t('common.none')}</span>,
           },
-          { title: t('channels.health'), dataIndex: 'state', render: (v: string) => <HealthStateTag state={v} /> },
+          { title: t('channels.health'), dataIndex: 'state', render: (v: string, k) => <StateWithForced state={v} forced={k.forced} /> },
           { title: t('channels.successRate'), key: 'rate', render: (_, k) => fmt.percent(k.metrics?.success_rate) },
           { title: t('channels.latencyEwma'), key: 'latency', render: (_, k) => fmt.duration(k.metrics?.latency_ewma_ms) },
           {
             title: t('channels.cooldownUntil'),
             dataIndex: 'cooldown_until',
             render: (v: string | null | undefined) => (v ? formatTime(v) : t('common.none')),
+          },
+          {
+            title: t('channels.breakerControl'),
+            key: 'breaker',
+            render: (_, k) => (channel ? <BreakerButtons channelId={channel.id} keyIndex={k.index} small /> : null),
           },
         ]}
       />

@@ -23,6 +23,9 @@ export interface ChannelFormValues {
   test_model?: string;
   timeouts: { connect_ms?: number | null; first_byte_ms?: number | null; idle_ms?: number | null; total_ms?: number | null };
   tag?: string;
+  /** Most concurrent upstream requests on the channel / per key (empty = no cap). */
+  max_concurrency?: number | null;
+  key_max_concurrency?: number | null;
 }
 
 export const DEFAULT_CHANNEL_VALUES: ChannelFormValues = {
@@ -45,6 +48,8 @@ export const DEFAULT_CHANNEL_VALUES: ChannelFormValues = {
   test_model: '',
   timeouts: { connect_ms: null, first_byte_ms: null, idle_ms: null, total_ms: null },
   tag: '',
+  max_concurrency: null,
+  key_max_concurrency: null,
 };
 
 /** One key per line; blank lines and surrounding spaces dropped, duplicates removed. */
@@ -85,6 +90,8 @@ export function channelToForm(channel: Channel): ChannelFormValues {
     test_model: channel.test_model ?? '',
     timeouts: { ...DEFAULT_CHANNEL_VALUES.timeouts, ...channel.timeouts },
     tag: channel.tag ?? '',
+    max_concurrency: channel.max_concurrency || null,
+    key_max_concurrency: channel.key_max_concurrency || null,
   };
 }
 
@@ -120,6 +127,8 @@ export function formToChannel(values: ChannelFormValues, existing?: Channel): Ch
     test_model: values.test_model?.trim() ?? '',
     timeouts,
     tag: values.tag?.trim() ?? '',
+    max_concurrency: values.max_concurrency ?? 0,
+    key_max_concurrency: values.key_max_concurrency ?? 0,
   };
   const keys = parseKeys(values.keys_text);
   if (keys.length > 0 || !existing) body.keys = keys;

@@ -1,51 +1,44 @@
-import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
-import { App, Button, Form, Input, Modal, Popconfirm, Space, Switch, Table, Tag, Tooltip, type TableProps } from 'antd';
-import { useEffect, useState } from 'react';
+import { DeleteOutlined, EditOutlined, NodeIndexOutlined, PlusOutlined } from '@ant-design/icons';
+import { App, Button, Popconfirm, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useCreateGroup, useDeleteGroup, useGroups, useUpdateGroup } from '../../../api/groups';
-import type { Group } from '../../../api/types';
+import { useDeleteLogicalGroup, useLogicalGroups } from '../../../api/logicalGroups';
+import type { LogicalGroup } from '../../../api/types';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
-import { applyServerError, decimalRules } from '../../../lib/validation';
+import { LogicalGroupDrawer } from './LogicalGroupDrawer';
+import { StickyDrawer } from './StickyDrawer';
 
-const NEW_GROUP: Group = { name: '', description: '', ratio: '1', selectable: false };
-
+/** Logical groups: what keys route through, each with its routes, policies and price ratio. */
 export default function GroupsPage() {
   const { t } = useTranslation();
   const { message } = App.useApp();
-  const groups = useGroups();
-  const create = useCreateGroup();
-  const update = useUpdateGroup();
-  const remove = useDeleteGroup();
-  const [editing, setEditing] = useState<{ group: Group; isNew: boolean } | null>(null);
-  const [form] = Form.useForm<Group>();
+  const groups = useLogicalGroups();
+  const remove = useDeleteLogicalGroup();
+  const [editing, setEditing] = useState<{ group: LogicalGroup | null } | null>(null);
+  const [sticky, setSticky] = useState<string | null>(null);
 
-  useEffect(() => {
-    if (editing) form.setFieldsValue(editing.group);
-  }, [editing, form]);
-
-  const onFinish = async (values: Group) => {
-    const group = { ...values, name: values.name.trim(), ratio: String(values.ratio).trim() };
-    try {
-      if (editing?.isNew) await create.mutateAsync(group);
-      else await update.mutateAsync(group);
-      message.success(t('common.saved'));
-      setEditing(null);
-    } catch (err) {
-      const text = applyServerError(form, err);
-      if (text) message.error(text);
-    }
-  };
-
-  const columns: TableProps<Group>['columns'] = [
-    { title: t('groups.name'), dataIndex: 'name', key: 'name' },
-    { title: t('groups.description'), dataIndex: 'description', key: 'description', ellipsis: true },
-    { title: t('groups.ratio'), dataIndex: 'ratio', key: 'ratio', render: (v: string) => `×${v}` },
+  const columns: TableProps<LogicalGroup>['columns'] = [
+    { title: t('logicalGroups.name'), dataIndex: 'name', key: 'name', render: (v: string) => <span className="tg-mono">{v}</span> },
+    { title: t('logicalGroups.displayName'), dataIndex: 'display_name', key: 'display_name', render: (v: string) => v || t('common.none') },
     {
-      title: t('groups.selectable'),
-      dataIndex: 'selectable',
-      key: 'selectable',
-      render: (v: boolean) => <Tag color={v ? 'success' : 'default'}>{v ? t('common.yes') : t('common.no')}</Tag>,
+      title: t('common.status'),
+      dataIndex: 'status',
+      key: 'status',
+      render: (v: LogicalGroup['status']) => (
+        <Tag color={v === 'disabled' ? 'default' : 'success'}>{v === 'disabled' ? t('common.disabled') : t('common.enabled')}</Tag>
+      ),
+    },
+    { title: t('logicalGroups.ratio'), dataIndex: 'ratio', key: 'ratio', render: (v: string) => `×${v}` },
+    {
+      title: t('logicalGroups.modelsCount'),
+      key: 'models',
+      render: (_, g) => (g.models?.length ? t('logicalGroups.modelCount', { count: g.models.length }) : t('logicalGroups.allModels')),
+    },
+    {
+      title: t('logicalGroups.routesCount'),
+      key: 'routes',
+      render: (_, g) => <span data-testid="group-routes-count">{g.routes?.length ?? 0}</span>,
     },
     {
       title: t('common.actions'),
@@ -53,10 +46,13 @@ export default function GroupsPage() {
       render: (_, g) => (
         <Space size={0}>
           <Tooltip title={t('common.edit')}>
-            <Button type="text" aria-label={t('common.edit')} icon={<EditOutlined />} onClick={() => setEditing({ group: g, isNew: false })} />
+            <Button type="text" aria-label={t('common.edit')} icon={<EditOutlined />} onClick={() => setEditing({ group: g })} />
+          </Tooltip>
+          <Tooltip title={t('logicalGroups.stickyView')}>
+            <Button type="text" aria-label={t('logicalGroups.stickyView')} icon={<NodeIndexOutlined />} onClick={() => setSticky(g.name)} />
           </Tooltip>
           <Popconfirm
-            title={t('groups.deleteConfirm', { name: g.name })}
+            title={t('logicalGroups.deleteConfirm', { name: g.name })}
             okText={t('common.delete')}
             cancelText={t('common.cancel')}
             okButtonProps={{ danger: true }}
@@ -72,55 +68,25 @@ export default function GroupsPage() {
   return (
     <>
       <PageHeader
-        title={t('groups.title')}
+        title={t('logicalGroups.title')}
         extra={
-          <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ group: NEW_GROUP, isNew: true })}>
-            {t('groups.create')}
+          <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ group: null })} data-testid="create-group">
+            {t('logicalGroups.create')}
           </Button>
         }
       />
       {groups.error ? <QueryError error={groups.error} onRetry={() => void groups.refetch()} /> : null}
-      <Table<Group>
+      <Table<LogicalGroup>
         rowKey="name"
         columns={columns}
         dataSource={groups.data ?? []}
         loading={groups.isPending}
         scroll={{ x: 'max-content' }}
         pagination={false}
-        locale={{ emptyText: groups.error ? t('common.loadFailed') : t('groups.empty') }}
+        locale={{ emptyText: groups.error ? t('common.loadFailed') : t('logicalGroups.empty') }}
       />
-      <Modal
-        open={!!editing}
-        title={editing?.isNew ? t('groups.createTitle') : t('groups.editTitle', { name: editing?.group.name ?? '' })}
-        onCancel={() => setEditing(null)}
-        onOk={() => form.submit()}
-        okText={t('common.save')}
-        cancelText={t('common.cancel')}
-        confirmLoading={create.isPending || update.isPending}
-        destroyOnHidden
-      >
-        <Form<Group> form={form} layout="vertical" onFinish={onFinish} name="group-form" preserve={false}>
-          <Form.Item
-            name="name"
-            label={t('groups.name')}
-            rules={[
-              { required: true, whitespace: true, message: t('validation.required') },
-              { pattern: /^[A-Za-z0-9_.-]{1,32}$/, message: t('validation.slug') },
-            ]}
-          >
-            <Input disabled={!editing?.isNew} />
-          </Form.Item>
-          <Form.Item name="description" label={t('groups.description')}>
-            <Input />
-          </Form.Item>
-          <Form.Item name="ratio" label={t('groups.ratio')} rules={decimalRules(t, true)} extra={t('groups.ratioHint')}>
-            <Input inputMode="decimal" />
-          </Form.Item>
-          <Form.Item name="selectable" label={t('groups.selectable')} valuePropName="checked" extra={t('groups.selectableHint')}>
-            <Switch />
-          </Form.Item>
-        </Form>
-      </Modal>
+      <LogicalGroupDrawer open={!!editing} group={editing?.group ?? null} onClose={() => setEditing(null)} />
+      <StickyDrawer group={sticky} onClose={() => setSticky(null)} />
     </>
   );
 }

@@ -2,6 +2,7 @@ import { App, Button, Drawer, Flex, Form, Input, InputNumber, Select } from 'ant
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useGroups } from '../../../api/groups';
+import { useTiers } from '../../../api/tiers';
 import { useUpdateUser, type UserPatch } from '../../../api/users';
 import type { Role, User } from '../../../api/types';
 import { useSession } from '../../../auth/SessionProvider';
@@ -9,18 +10,19 @@ import { applyServerError } from '../../../lib/validation';
 
 const ROLES: Role[] = ['user', 'admin', 'root'];
 
-/** Edit a user's role, group, status and email. Only root may grant admin or root. */
+/** Edit a user's role, group, tier, status and email. Only root may grant admin or root. */
 export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: () => void }) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const { user: me } = useSession();
   const [form] = Form.useForm<UserPatch>();
   const groups = useGroups(!!user);
+  const tiers = useTiers(!!user);
   const update = useUpdateUser();
 
   useEffect(() => {
     if (user) {
-      form.setFieldsValue({ role: user.role, group: user.group, status: user.status, email: user.email ?? '', rpm: user.rpm ?? 0, tpm: user.tpm ?? 0 });
+      form.setFieldsValue({ role: user.role, group: user.group, tier: user.tier ?? '', status: user.status, email: user.email ?? '', rpm: user.rpm ?? 0, tpm: user.tpm ?? 0 });
     }
   }, [user, form]);
 
@@ -29,6 +31,7 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
     const body: UserPatch = {};
     if (values.role !== user.role) body.role = values.role;
     if (values.group !== user.group) body.group = values.group;
+    if ((values.tier ?? '') !== (user.tier ?? '')) body.tier = values.tier ?? '';
     if (values.status !== user.status) body.status = values.status;
     if ((values.email ?? '') !== (user.email ?? '')) body.email = values.email?.trim();
     if ((values.rpm ?? 0) !== (user.rpm ?? 0)) body.rpm = values.rpm ?? 0;
@@ -70,6 +73,16 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
         </Form.Item>
         <Form.Item name="group" label={t('users.group')} rules={[{ required: true, message: t('validation.required') }]}>
           <Select loading={groups.isPending} options={(groups.data ?? []).map((g) => ({ value: g.name, label: `${g.name} ×${g.ratio}` }))} />
+        </Form.Item>
+        <Form.Item name="tier" label={t('users.tier')} extra={t('users.tierHint')}>
+          <Select
+            loading={tiers.isPending}
+            data-testid="user-tier"
+            options={[
+              { value: '', label: t('users.noTier') },
+              ...(tiers.data ?? []).map((tier) => ({ value: tier.name, label: `${tier.name} ×${tier.ratio}` })),
+            ]}
+          />
         </Form.Item>
         <Form.Item name="status" label={t('common.status')}>
           <Select

@@ -29,6 +29,13 @@ export default function UsersPage() {
     { title: t('users.role'), dataIndex: 'role', key: 'role', render: (r: User['role']) => <Tag color={ROLE_COLORS[r]}>{t(`users.role_${r}`)}</Tag> },
     { title: t('users.group'), dataIndex: 'group', key: 'group', responsive: ['md'] },
     {
+      title: t('users.tier'),
+      dataIndex: 'tier',
+      key: 'tier',
+      responsive: ['md'],
+      render: (v?: string) => <span data-testid="user-tier-cell">{v || t('common.none')}</span>,
+    },
+    {
       title: t('common.status'),
       dataIndex: 'status',
       key: 'status',
