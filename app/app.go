@@ -41,6 +41,7 @@ import (
 	"tollgate/service/secret"
 	"tollgate/service/setting"
 	"tollgate/service/sticky"
+	"tollgate/service/tier"
 	"tollgate/service/token"
 	"tollgate/service/tokencount"
 	"tollgate/service/usagelog"
@@ -87,6 +88,8 @@ type App struct {
 
 	// Redemptions is the redemption-code book.
 	Redemptions *redemption.Service
+	// Tiers is the price tier book: Tiers.Ratio(user.Tier) multiplies prices on top of the group's ratio.
+	Tiers *tier.Service
 
 	redis   *redis.Client
 	closers []func(context.Context) error
@@ -119,6 +122,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	if err := a.Store.EnsureDefaultGroup(ctx); err != nil {
 		return nil, "", fmt.Errorf("default group: %w", err)
 	}
+	if err := a.Store.EnsureDefaultTier(ctx); err != nil {
+		return nil, "", fmt.Errorf("default tier: %w", err)
+	}
 	if cfg.RedisURL == "" {
 		a.Cache, a.Bus = cache.NewMemory(), bus.NewMemory()
 		a.Ledger = ledger.NewMemory(a.Store, ledger.WithSettledTTL(time.Hour))
@@ -149,6 +155,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		account.Options{BcryptCost: opt.BcryptCost, RefreshGrace: opt.RefreshGrace})
 	a.Invites = invite.New(a.Store, a.Settings, a.Accounts)
 	a.Accounts.SetInvites(a.Invites)
+	a.Tiers = tier.New(a.Store, a.Bus, a.Audit)
+	a.Accounts.SetTiers(a.Tiers)
 	a.Tokens = token.New(a.Store, a.Bus, a.Keys, a.Groups, a.Ledger, a.Accounts, a.Audit)
 	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
 	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)
@@ -166,7 +174,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		return nil, "", err
 	}
 	a.closers = append(a.closers, func(context.Context) error { return a.Bus.Close() })
-	if err := errors.Join(a.Settings.Load(ctx), a.Groups.Load(ctx), a.Channels.Load(ctx), a.Pricing.Load(ctx)); err != nil {
+	if err := errors.Join(a.Settings.Load(ctx), a.Groups.Load(ctx), a.Tiers.Load(ctx), a.Channels.Load(ctx), a.Pricing.Load(ctx)); err != nil {
 		return nil, "", err
 	}
 	a.Logs = usagelog.NewWriter(a.Store, 8192, 500, 200*time.Millisecond)
@@ -226,6 +234,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Trusted:  cfg.TrustedProxies,
 
 		Redemptions: &controller.Redemptions{Redemptions: a.Redemptions},
+		Tiers:       &controller.Tiers{Tiers: a.Tiers},
 	})
 	ok = true
 	return a, generated, nil

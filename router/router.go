@@ -33,6 +33,8 @@ type Handlers struct {
 
 	// Redemptions serves redemption codes (admin batches, the user's redeem).
 	Redemptions *controller.Redemptions
+	// Tiers serves price tier administration.
+	Tiers *controller.Tiers
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -107,6 +109,10 @@ func New(h Handlers) *gin.Engine {
 	admin.POST("/groups", h.Admin.GroupCreate)
 	admin.PATCH("/groups/:name", h.Admin.GroupUpdate)
 	admin.DELETE("/groups/:name", h.Admin.GroupDelete)
+	admin.GET("/tiers", h.Tiers.List)
+	admin.POST("/tiers", h.Tiers.Create)
+	admin.PATCH("/tiers/:name", h.Tiers.Update)
+	admin.DELETE("/tiers/:name", h.Tiers.Delete)
 	admin.GET("/settings", h.Admin.SettingsGet)
 	admin.PUT("/settings", h.Admin.SettingsPut)
 	admin.GET("/audit", h.Admin.AuditList)

@@ -65,6 +65,7 @@ type Service struct {
 	users    *cache.Local[int64, *model.User]
 	policy   *passwordPolicy
 	invites  Invites // nil: no invites (see SetInvites)
+	tiers    Tiers   // nil: every tier name but "default" is refused (see SetTiers)
 	// dummyHash is compared against when the username is unknown, at the real cost, so that sign-in takes as
 	// long for an unknown user as for a known one (no user enumeration by timing).
 	dummyHash []byte

@@ -40,7 +40,17 @@ type UpdateInput struct {
 	// RPM and TPM limit the user's requests and tokens per minute over all their keys (0 = none).
 	RPM *int   `json:"rpm"`
 	TPM *int64 `json:"tpm"`
+	// Tier is the user's price tier ("" means the default tier).
+	Tier *string `json:"tier"`
 }
+
+// Tiers says which price tiers exist (implemented by service/tier).
+type Tiers interface {
+	Exists(name string) bool
+}
+
+// SetTiers wires the tier book that user edits are checked against.
+func (s *Service) SetTiers(t Tiers) { s.tiers = t }
 
 // Update applies an admin's edit. Only root grants admin or root, and only root edits admins; nobody changes
 // their own role or status.
@@ -102,6 +112,18 @@ func (s *Service) Update(ctx context.Context, actor *model.User, ip string, id i
 			return nil, apperr.Field("tpm", "must be between 0 and 1000000000")
 		}
 		fields["tpm"] = *in.TPM
+	}
+	if in.Tier != nil {
+		t := *in.Tier
+		if t == "" {
+			t = model.DefaultTier
+		}
+		if t != u.Tier {
+			if t != model.DefaultTier && (s.tiers == nil || !s.tiers.Exists(t)) {
+				return nil, apperr.Field("tier", fmt.Sprintf("no tier named %q", t))
+			}
+			fields["user_tier"] = t
+		}
 	}
 	if len(fields) == 0 {
 		return u, nil
