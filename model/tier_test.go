@@ -111,6 +111,10 @@ func TestTiers_EnsureDefaultTierConcurrentlyOnMySQL(t *testing.T) {
 	ensureDefaultTierConcurrently(t, tierStore(t, true))
 }
 
-func TestTiers_DeleteRefusedWhileUsersHaveItOnSQLite(t *testing.T) { tierStoreCRUD(t, tierStore(t, false)) }
+func TestTiers_DeleteRefusedWhileUsersHaveItOnSQLite(t *testing.T) {
+	tierStoreCRUD(t, tierStore(t, false))
+}
 
-func TestTiers_DeleteRefusedWhileUsersHaveItOnMySQL(t *testing.T) { tierStoreCRUD(t, tierStore(t, true)) }
+func TestTiers_DeleteRefusedWhileUsersHaveItOnMySQL(t *testing.T) {
+	tierStoreCRUD(t, tierStore(t, true))
+}
