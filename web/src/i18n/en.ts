@@ -56,6 +56,7 @@ const en = {
     backHome: 'Back to dashboard',
     selected_one: '{{count}} selected',
     selected_other: '{{count}} selected',
+    orderedItem: '{{n}}. {{label}}',
   },
   errors: {
     network: 'Cannot reach the server. Check your connection and try again.',
@@ -170,7 +171,6 @@ const en = {
     fallbackGroups: 'Fallback groups',
     fallbackGroupsHint: 'Tried in this order when every route of the key\'s group is unavailable (at most {{max}}); billed at the group that served',
     fallbackGroupsMax: 'At most {{max}} fallback groups',
-    fallbackOrder: '{{n}}. {{label}}',
   },
   logs: {
     httpStatus: 'HTTP status',

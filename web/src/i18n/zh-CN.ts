@@ -55,6 +55,7 @@ const zhCN = {
     loadFailed: '数据加载失败',
     backHome: '返回控制台',
     selected_other: '已选择 {{count}} 项',
+    orderedItem: '{{n}}. {{label}}',
   },
   errors: {
     network: '无法连接服务器，请检查网络后重试。',
@@ -169,7 +170,6 @@ const zhCN = {
     fallbackGroups: '备用分组',
     fallbackGroupsHint: '密钥所在分组的线路都不可用时按此顺序尝试（最多 {{max}} 个），按实际服务的分组计费',
     fallbackGroupsMax: '最多 {{max}} 个备用分组',
-    fallbackOrder: '{{n}}. {{label}}',
   },
   logs: {
     httpStatus: 'HTTP 状态码',

@@ -1,7 +1,7 @@
 import dayjs from 'dayjs';
 import { describe, expect, it } from 'vitest';
 import { displayToUnits } from '../../lib/money';
-import { toTokenInput } from './KeyFormDrawer';
+import { cleanFallbacks, toTokenInput } from './KeyFormDrawer';
 
 describe('toTokenInput', () => {
   it('omits quota for unlimited keys and empty optional fields on create', () => {
@@ -62,5 +62,19 @@ describe('toTokenInput', () => {
     const body = toTokenInput({ name: 'x', unlimited: false, remain_amount: '73', daily_budget_amount: '7.3' }, false, cny);
     expect(body.remain_quota).toBe(10_000_000);
     expect(body.daily_budget).toBe(1_000_000);
+  });
+
+  it('sends fallback groups in the order chosen, without the key\'s own group, and clears them on update', () => {
+    expect(toTokenInput({ name: 'x', unlimited: true, group: 'gpt-shared', fallback_groups: ['gpt-backup', 'gpt-shared', 'cheap'] }).fallback_groups).toEqual([
+      'gpt-backup',
+      'cheap',
+    ]);
+    expect(toTokenInput({ name: 'x', unlimited: true, fallback_groups: [] })).not.toHaveProperty('fallback_groups');
+    expect(toTokenInput({ name: 'x', unlimited: true }, true).fallback_groups).toEqual([]);
+  });
+
+  it('keeps at most five distinct fallbacks', () => {
+    expect(cleanFallbacks(['a', 'b', 'a', ' ', 'c', 'd', 'e', 'f', 'g'], undefined)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(cleanFallbacks(undefined, 'a')).toEqual([]);
   });
 });

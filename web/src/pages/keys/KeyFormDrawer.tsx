@@ -1,4 +1,4 @@
-import { Button, DatePicker, Drawer, Flex, Form, Input, InputNumber, Select, Switch, Tag, App } from 'antd';
+import { Button, DatePicker, Drawer, Flex, Form, Input, InputNumber, Select, Switch, App } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,6 +10,7 @@ import { unitsToUsdText, usdToUnits } from '../../lib/money';
 import { useFormat } from '../../lib/useFormat';
 import { applyServerError, decimalRules, isIpOrCidr } from '../../lib/validation';
 import { WIDE_DRAWER } from '../../components/drawerSize';
+import { OrderedSelect } from '../../components/OrderedSelect';
 
 export interface KeyFormValues {
   name: string;
@@ -103,7 +104,6 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
   const [form] = Form.useForm<KeyFormValues>();
   const unlimited = Form.useWatch('unlimited', form);
   const group = Form.useWatch('group', form);
-  const fallbacks = Form.useWatch('fallback_groups', form);
   const groups = useUserGroups(open);
   const pricing = usePricing(open);
   const create = useCreateToken();
@@ -229,25 +229,11 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
             },
           ]}
         >
-          <Select
-            mode="multiple"
+          <OrderedSelect
             maxCount={MAX_FALLBACK_GROUPS}
             loading={groups.isPending}
             data-testid="key-fallback-groups"
             options={groupOptions.filter((o) => o.value !== group)}
-            tagRender={({ label, value, closable, onClose }) => (
-              <Tag
-                closable={closable}
-                onClose={onClose}
-                onMouseDown={(e) => {
-                  e.preventDefault();
-                  e.stopPropagation();
-                }}
-                style={{ marginInlineEnd: 4 }}
-              >
-                {t('keys.fallbackOrder', { n: (fallbacks ?? []).indexOf(String(value)) + 1, label: String(label) })}
-              </Tag>
-            )}
           />
         </Form.Item>
         <Flex gap={16} wrap>

@@ -84,4 +84,14 @@ describe('channel form', () => {
       tag: 'prod',
     });
   });
+
+  it('round-trips the concurrency caps, empty meaning no cap', () => {
+    const values = channelToForm({ ...stored, max_concurrency: 8, key_max_concurrency: 2 });
+    expect(values.max_concurrency).toBe(8);
+    expect(values.key_max_concurrency).toBe(2);
+    expect(formToChannel(values, stored)).toMatchObject({ max_concurrency: 8, key_max_concurrency: 2 });
+    const uncapped = channelToForm(stored);
+    expect(uncapped.max_concurrency).toBeNull();
+    expect(formToChannel({ ...uncapped, key_max_concurrency: null }, stored)).toMatchObject({ max_concurrency: 0, key_max_concurrency: 0 });
+  });
 });
