@@ -38,6 +38,7 @@ import (
 	stripepay "tollgate/service/payment/stripe"
 	"tollgate/service/pricing"
 	"tollgate/service/redemption"
+	"tollgate/service/routing"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
 	"tollgate/service/sticky"
@@ -60,6 +61,9 @@ type Options struct {
 	RefreshGrace time.Duration
 	// Clock is the relay's and the key service's time for spend windows and log rows (nil: time.Now).
 	Clock func() time.Time
+	// RouteClock is the route breakers' and return-to-primary's time (nil: time.Now); tests move it past
+	// a group's cooldown.
+	RouteClock func() time.Time
 }
 
 // App is one running Tollgate node.
@@ -90,6 +94,9 @@ type App struct {
 	Redemptions *redemption.Service
 	// Tiers is the price tier book: Tiers.Ratio(user.Tier) multiplies prices on top of the group's ratio.
 	Tiers *tier.Service
+	// Routing is the routing engine (logical groups → routes → channels) with the route breakers.
+	Routing *routing.Engine
+	Sticky  *sticky.Store
 
 	redis   *redis.Client
 	closers []func(context.Context) error
@@ -161,6 +168,14 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Channels = channel.New(a.Store, a.Bus, a.Keys, a.Audit)
 	a.Pricing = pricing.New(a.Store, a.Bus, a.Settings, a.Audit)
 	a.Health = health.New(opt.Health, a.Cache, a.Bus, time.Now)
+	routeClock := opt.RouteClock
+	if routeClock == nil {
+		routeClock = time.Now
+	}
+	// Route breakers are breakers too, in their own namespace of the cache and bus (ids are routing.RouteID).
+	a.Routing = routing.NewEngine(a.Channels.Snapshot, a.Groups.Book,
+		health.New(health.Config{Namespace: "route"}, a.Cache, a.Bus, routeClock), routeClock)
+	a.Groups.ChannelExists = func(id int64) bool { _, ok := a.Channels.Snapshot().ByID[id]; return ok }
 	a.Channels.OnLoad(func(s *channel.Snapshot) {
 		for id, ch := range s.ByID {
 			a.Health.SetChannelConfig(id, ch.Breaker.V)
@@ -185,13 +200,16 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		channel.TypeAnthropic: anthropic.Adaptor{}, channel.TypeGemini: gemini.Adaptor{},
 	}
 	a.Channels.Types = adaptors.Types()
+	a.Sticky = sticky.New(a.Cache, nil, time.Now)
 	a.Relay = relay.New(relay.Deps{
 		Tokens: a.Tokens, Accounts: a.Accounts, Groups: a.Groups, Channels: a.Channels, Pricing: a.Pricing,
 		Settings: a.Settings, Ledger: a.Ledger, Logs: a.Logs, Cache: a.Cache, Counter: tokencount.New(),
 		Adaptors: adaptors,
 		Client:   relay.NewClient(),
 		Health:   a.Health,
-		Sticky:   sticky.New(a.Cache, nil, time.Now),
+		Sticky:   a.Sticky,
+		Routing:  a.Routing,
+		Tiers:    a.Tiers,
 	})
 	a.Relay.Clock, a.Tokens.Clock = opt.Clock, opt.Clock
 	a.Tokens.Logs = a.Logs  // a budget switched on reloads spend from SQL: the writer's batch is written first
@@ -235,6 +253,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 
 		Redemptions: &controller.Redemptions{Redemptions: a.Redemptions},
 		Tiers:       &controller.Tiers{Tiers: a.Tiers},
+		Groups:      &controller.Groups{Groups: a.Groups, Sticky: a.Sticky, Routing: a.Routing},
+		Breakers:    &controller.Breakers{Channels: a.Channels, Health: a.Health, Audit: a.Audit},
 	})
 	ok = true
 	return a, generated, nil

@@ -86,53 +86,6 @@ func (h *Admin) AdjustQuota(c *gin.Context) {
 	c.JSON(http.StatusOK, u)
 }
 
-// GroupList handles GET /api/admin/groups.
-func (h *Admin) GroupList(c *gin.Context) {
-	gs, err := h.Groups.List(c.Request.Context())
-	if err != nil {
-		middleware.Fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gs)
-}
-
-// GroupCreate handles POST /api/admin/groups.
-func (h *Admin) GroupCreate(c *gin.Context) {
-	var in group.Input
-	if !middleware.Bind(c, &in) {
-		return
-	}
-	g, err := h.Groups.Create(c.Request.Context(), middleware.Actor(c), in)
-	if err != nil {
-		middleware.Fail(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, g)
-}
-
-// GroupUpdate handles PATCH /api/admin/groups/:name.
-func (h *Admin) GroupUpdate(c *gin.Context) {
-	var in group.Input
-	if !middleware.Bind(c, &in) {
-		return
-	}
-	g, err := h.Groups.Update(c.Request.Context(), middleware.Actor(c), c.Param("name"), in)
-	if err != nil {
-		middleware.Fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, g)
-}
-
-// GroupDelete handles DELETE /api/admin/groups/:name.
-func (h *Admin) GroupDelete(c *gin.Context) {
-	if err := h.Groups.Delete(c.Request.Context(), middleware.Actor(c), c.Param("name")); err != nil {
-		middleware.Fail(c, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
-}
-
 // SettingsGet handles GET /api/admin/settings.
 func (h *Admin) SettingsGet(c *gin.Context) { c.JSON(http.StatusOK, setting.Masked(h.Settings.Get())) }
 

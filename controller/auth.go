@@ -7,7 +7,6 @@ import (
 
 	"tollgate/config"
 	"tollgate/middleware"
-	"tollgate/model"
 	"tollgate/service/account"
 	"tollgate/service/apperr"
 	"tollgate/service/group"
@@ -117,13 +116,4 @@ func (h *Auth) Password(c *gin.Context) {
 	}
 	h.setCookie(c, "", -1)
 	c.Status(http.StatusNoContent)
-}
-
-// MyGroups handles GET /api/user/groups.
-func (h *Auth) MyGroups(c *gin.Context) {
-	gs := h.Groups.Selectable(middleware.User(c).Group)
-	if gs == nil {
-		gs = []model.Group{}
-	}
-	c.JSON(http.StatusOK, gs)
 }

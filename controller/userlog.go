@@ -33,6 +33,8 @@ type userLog struct {
 	Cost             int64                `json:"cost"`
 	Price            model.PriceBreakdown `json:"price"`
 	GroupRatio       string               `json:"group_ratio"`
+	Group            string               `json:"group"`
+	Route            string               `json:"route"`
 	Status           string               `json:"status"`
 	HTTPStatus       int                  `json:"http_status"`
 	ErrorClass       string               `json:"error_class"`
@@ -57,7 +59,7 @@ func toUserLog(l *model.UsageLog, lang i18n.Lang, showChannel bool) userLog {
 		UserID: l.UserID, Username: l.Username, TokenID: l.TokenID, TokenName: l.TokenName, Model: l.Model,
 		Endpoint: l.Endpoint, Stream: l.Stream, PromptTokens: l.PromptTokens, CompletionTokens: l.CompletionTokens,
 		CacheReadTokens: l.CacheReadTokens, CacheWriteTokens: l.CacheWriteTokens, UsageEstimated: l.UsageEstimated,
-		Cost: l.Cost, Price: l.Price.V, GroupRatio: l.GroupRatio, Status: l.Status, HTTPStatus: l.HTTPStatus,
+		Cost: l.Cost, Price: l.Price.V, GroupRatio: l.GroupRatio, Group: l.Group, Route: l.Route, Status: l.Status, HTTPStatus: l.HTTPStatus,
 		ErrorClass: l.ErrorClass, ElapsedMs: l.ElapsedMs, FirstByteMs: l.FirstByteMs, ClientIP: l.ClientIP,
 	}
 	u.ClientProtocol = l.ClientProtocol

@@ -51,6 +51,10 @@ type Channel struct {
 	Timeouts          JSON[Timeouts]          `gorm:"type:text"`
 	Tag               string                  `gorm:"type:varchar(64);not null;default:'';index"`
 	Breaker           JSON[BreakerOverrides]  `gorm:"type:text"`
+	// MaxConcurrency and KeyMaxConcurrency cap the upstream requests in flight per node on the channel and on
+	// each of its keys (0 = no cap); a candidate at its cap is skipped for the next one.
+	MaxConcurrency    int `gorm:"not null;default:0"`
+	KeyMaxConcurrency int `gorm:"not null;default:0"`
 	// HeaderPassthrough names the client request headers forwarded to this upstream as they came (e.g.
 	// User-Agent, session_id, x-app, originator, which coding-agent upstreams key their caches on).
 	HeaderPassthrough JSON[[]string] `gorm:"type:text"`

@@ -24,8 +24,11 @@ type Token struct {
 	Models      JSON[[]string] `gorm:"type:text" json:"models"`
 	AllowedIPs  JSON[[]string] `gorm:"column:allowed_ips;type:text" json:"allowed_ips"`
 	Group       string         `gorm:"column:token_group;type:varchar(64);not null;default:''" json:"group"`
-	RPM         int            `gorm:"column:rpm;not null;default:0" json:"rpm"`
-	Concurrency int            `gorm:"not null;default:0" json:"concurrency"`
+	// FallbackGroups are tried in order when every route of Group is unavailable; a call is billed at the
+	// group that served it.
+	FallbackGroups JSON[[]string] `gorm:"type:text" json:"fallback_groups"`
+	RPM            int            `gorm:"column:rpm;not null;default:0" json:"rpm"`
+	Concurrency    int            `gorm:"not null;default:0" json:"concurrency"`
 	// Spend limits in units per UTC day / month (0 = none), enforced in the same reservation as the balance;
 	// TPM is tokens per minute (0 = none).
 	DailyBudget   int64      `gorm:"not null;default:0" json:"daily_budget"`

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -58,7 +59,12 @@ type UsageLog struct {
 	ClientIP         string               `gorm:"column:client_ip;type:varchar(64);not null;default:''" json:"client_ip"`
 	Attempts         JSON[[]Attempt]      `gorm:"type:text" json:"attempts"`
 	Sticky           string               `gorm:"type:varchar(32);not null;default:''" json:"sticky"`
-	IsTest           bool                 `gorm:"not null;default:false" json:"is_test"`
+	// Group is the logical group that served the call (a key's fallback group when its own was down), Route
+	// the route inside it; Decision is the routing decision (admins only).
+	Group    string                `gorm:"column:log_group;type:varchar(64);not null;default:''" json:"group"`
+	Route    string                `gorm:"type:varchar(64);not null;default:''" json:"route"`
+	Decision JSON[json.RawMessage] `gorm:"type:text" json:"decision,omitempty"`
+	IsTest   bool                  `gorm:"not null;default:false" json:"is_test"`
 	// Denormalised names for display: logs outlive renamed keys and channels.
 	Username    string `gorm:"type:varchar(32);not null;default:''" json:"username"`
 	TokenName   string `gorm:"type:varchar(64);not null;default:''" json:"token_name"`

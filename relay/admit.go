@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,10 @@ func apiKey(c *gin.Context) string {
 type caller struct {
 	tok   *token.Cached
 	user  *model.User
-	group string
+	group string // the key's group, or its owner's
+	// groups are the groups a request may be served by, in order: group, then the key's fallbacks the
+	// owner may still use.
+	groups []string
 }
 
 // authenticate resolves the key and checks key, owner and client IP (all from per-node caches).
@@ -83,12 +87,22 @@ func (r *Relay) authenticate(c *gin.Context) (*caller, *relayError) {
 	g := tok.Group
 	if g == "" {
 		g = user.Group
-	} else if r.Tokens.GroupRevoked(&tok.Token, user.Group) {
-		// The owner was moved out of the key's group (or it stopped being selectable): the key must not keep
-		// that group's routing and price ratio. Both views come from per-node snapshots, no SQL.
+	}
+	if row, ok := r.Routing.Group(g); ok && row.Status == model.StatusDisabled {
+		return nil, newErr(http.StatusForbidden, "group_disabled", g)
+	}
+	if tok.Group != "" && r.Tokens.GroupRevoked(&tok.Token, user) {
+		// The owner was moved out of the key's group (or it was closed to them): the key must not keep that
+		// group's routing and price ratio. Both views come from per-node snapshots, no SQL.
 		return nil, newErr(http.StatusForbidden, "group_revoked", tok.Group)
 	}
-	return &caller{tok: tok, user: user, group: g}, nil
+	k := &caller{tok: tok, user: user, group: g, groups: []string{g}}
+	for _, fb := range tok.FallbackGroups.V {
+		if fb != g && r.Groups.MayUse(user, fb) && !slices.Contains(k.groups, fb) {
+			k.groups = append(k.groups, fb)
+		}
+	}
+	return k, nil
 }
 
 // modelAllowed applies the key's model allowlist.
@@ -140,7 +154,7 @@ func (r *Relay) callableModels(c *gin.Context, proto adaptor.Protocol) ([]string
 		return nil, false
 	}
 	ids := []string{}
-	for _, m := range r.Channels.Snapshot().Models(k.group) {
+	for _, m := range r.Routing.Models(k.groups) {
 		if k.modelAllowed(m) {
 			ids = append(ids, m)
 		}

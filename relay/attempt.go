@@ -2,7 +2,6 @@ package relay
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -14,84 +13,24 @@ import (
 	"tollgate/relay/adaptor"
 	"tollgate/service/channel"
 	"tollgate/service/health"
-	"tollgate/service/setting"
-	"tollgate/service/sticky"
+	"tollgate/service/routing"
 )
 
-// attemptState is the per-request retry state: a value, not a counter tied to priority tiers. After a
-// failure the next pick is re-decided over what is left: the rest of the same tier first, then lower tiers;
-// never the same key twice.
+// attemptState is the per-request retry state: a walk over the routing plan (route.go), not a counter tied
+// to priority tiers. A key-level failure (429, a refused key) tries the same channel's other keys first; a
+// channel-level one moves on to the next candidate; never the same key twice.
 type attemptState struct {
+	rt        *routed
 	triedKeys map[int64]map[int]bool // channel → key indexes already used
 	skip      map[int64]bool         // channels out of the running for this request
 	budget    int                    // attempts left after the current one
 	attempts  []model.Attempt
 	last      *failure
 	lastCh    *channel.Channel
-	preferred int64          // the sticky channel, tried first while healthy
 	legs      map[int64]*leg // each channel's plan, made once per request (leg.go)
 	// untranslatable: a channel skipped because the request cannot be sent to its protocol faithfully; the
 	// caller's 400 when no other channel answers.
 	untranslatable *relayError
-}
-
-// deadlines are a request's time budgets across all of its attempts (a zero time: no budget). Each attempt's
-// own timeouts (the channel's, or the defaults) are capped by what is left, so retries never stretch a
-// caller's wait past them: three attempts with 5-minute first-byte timeouts wait at most first_byte_budget.
-type deadlines struct {
-	end       time.Time // request_deadline: the whole request, attempts and answer included
-	firstByte time.Time // first_byte_budget: until an upstream answers (response headers), across attempts
-}
-
-func newDeadlines(start time.Time, s *setting.Settings) deadlines {
-	return deadlines{end: start.Add(time.Duration(s.RequestDeadline) * time.Second),
-		firstByte: start.Add(time.Duration(s.FirstByteBudget) * time.Second)}
-}
-
-// capEnd caps d, an attempt's total timeout from now, by the request deadline; the error names what fires.
-func (l deadlines) capEnd(now time.Time, d time.Duration, own error) (time.Duration, error) {
-	return capBy(l.end, now, d, own, errRequestDeadline)
-}
-
-// capFirstByte caps d, an attempt's first-byte timeout from now, by the first-byte budget and the deadline.
-func (l deadlines) capFirstByte(now time.Time, d time.Duration, own error) (time.Duration, error) {
-	d, cause := capBy(l.firstByte, now, d, own, errFirstByteBudget)
-	return capBy(l.end, now, d, cause, errRequestDeadline)
-}
-
-func capBy(limit, now time.Time, d time.Duration, own, budget error) (time.Duration, error) {
-	if !limit.IsZero() {
-		if left := limit.Sub(now); left < d {
-			return max(left, 0), budget
-		}
-	}
-	return d, own
-}
-
-// expired is the budget that is used up at now (nil: time is left for another attempt).
-func (l deadlines) expired(now time.Time) error {
-	switch {
-	case !l.end.IsZero() && !now.Before(l.end):
-		return errRequestDeadline
-	case !l.firstByte.IsZero() && !now.Before(l.firstByte):
-		return errFirstByteBudget
-	}
-	return nil
-}
-
-// cutByBudget says an attempt was ended by the request's budget rather than by one of the channel's own
-// timeouts: the channel is not blamed for it (neutral for its breaker), and no further attempt has time.
-func cutByBudget(err error) bool {
-	return errors.Is(err, errRequestDeadline) || errors.Is(err, errFirstByteBudget)
-}
-
-// budgetFailure is the 504 the caller gets when a budget ran out before anything reached it.
-func budgetFailure(cause error) *failure {
-	code := "request_deadline"
-	if errors.Is(cause, errFirstByteBudget) {
-		code = "first_byte_deadline"
-	}
-	return &failure{class: ClassTimeout, err: cause, local: newErr(http.StatusGatewayTimeout, code)}
 }
 
 // channelLevel says whether a failure condemns the whole channel for this request, or only the key.
@@ -103,121 +42,134 @@ func channelLevel(c Class) bool {
 	return true
 }
 
-// usableKey finds an untried key of ch that is not cooling down or disabled.
-func (r *Relay) usableKey(ch *channel.Channel, st *attemptState) (int, bool) {
-	tried := st.triedKeys[ch.ID]
-	return ch.PickKey(r.intn, func(i int) bool { return tried[i] || !r.Health.KeyAllowed(ch.ID, i) })
+// step is one attempt about to be made: the candidate, the plan for its protocol, the key and its
+// in-flight slot (end), and whether the channel and the route admitted it as a half-open probe.
+type step struct {
+	cand       routing.Candidate
+	group      string
+	lg         *leg
+	key        int
+	end        func()
+	probe      bool
+	routeProbe bool
 }
 
-// eligible says whether ch may still be considered (health consulted without taking a probe slot).
-func (r *Relay) eligible(ch *channel.Channel, st *attemptState, modelName string) bool {
-	return !st.skip[ch.ID] && len(st.triedKeys[ch.ID]) < len(ch.Keys) && r.Health.ModelAllowed(ch.ID, modelName) &&
-		r.Health.Available(ch.ID)
-}
-
-// pick chooses the next channel and key: the sticky channel while healthy, else the highest priority tier
-// that still has an eligible channel, weighted random inside the tier (same-protocol channels first when
-// prefer_same_protocol is on). A channel the request cannot be translated for is skipped. Only the chosen
-// channel asks the breaker for admission (which may take a half-open probe slot); one that refuses is skipped.
-func (r *Relay) pick(cands []*channel.Channel, st *attemptState, rq *request) (ch *channel.Channel, lg *leg, key int, probe bool, ok bool) {
-	modelName := rq.model
-	for {
-		ch = nil
-		if st.preferred != 0 {
-			for _, c := range cands {
-				if c.ID == st.preferred && r.eligible(c, st, modelName) {
-					ch = c
-				}
-			}
-			st.preferred = 0
+// next walks the plan to the next candidate that can take an attempt now, writing each one it passes over
+// into the decision with the reason. Health is consulted without side effects first; only the chosen
+// candidate takes an in-flight slot (caps), a route and a channel admission (which may be probe slots).
+func (r *Relay) next(st *attemptState, rq *request) (*step, bool) {
+	rt := st.rt
+	for ; rt.pos < len(rt.plan.Candidates); rt.pos++ {
+		c := rt.plan.Candidates[rt.pos]
+		ch := c.Channel
+		if st.skip[ch.ID] {
+			continue
 		}
-		if ch == nil {
-			ch = r.weighted(cands, st, rq)
+		g := rt.pool[c.Group].Group.Name
+		skip := func(reason string) {
+			st.skip[ch.ID] = true
+			rt.decision.Skip(g, c.Route.Name, ch.ID, reason)
 		}
-		if ch == nil {
-			return nil, nil, 0, false, false
+		if !r.Health.ModelAllowed(ch.ID, rq.model) {
+			skip(routing.ReasonModel)
+			continue
 		}
-		if lg = st.legs[ch.ID]; lg == nil {
+		if !r.Health.Available(ch.ID) {
+			skip(routing.ReasonChannelOpen)
+			continue
+		}
+		lg := st.legs[ch.ID]
+		if lg == nil {
 			var rerr *relayError
 			if lg, rerr = r.legFor(rq, ch); rerr != nil {
-				st.skip[ch.ID], st.untranslatable = true, rerr
+				st.untranslatable = rerr
+				skip(routing.ReasonUntranslatable)
 				continue
 			}
 			st.legs[ch.ID] = lg
 		}
-		k, hasKey := r.usableKey(ch, st)
-		if !hasKey {
-			st.skip[ch.ID] = true
+		prefer := -1
+		if rt.how == routing.StickyFirst && rt.bound.ChannelID == ch.ID {
+			prefer = rt.bound.Key
+		}
+		k, end, reason := r.takeKey(ch, st, prefer)
+		if end == nil {
+			skip(reason)
 			continue
 		}
-		allowed, isProbe := r.Health.Allow(ch.ID)
+		routeOK, routeProbe := r.Routing.AllowRoute(c.Route.ID)
+		if !routeOK {
+			end()
+			skip(routing.ReasonRouteOpen)
+			continue
+		}
+		allowed, probe := r.Health.Allow(ch.ID)
 		if !allowed {
-			st.skip[ch.ID] = true
+			end()
+			if routeProbe { // hand the route's probe slot back: nothing was tried on it
+				r.Routing.RecordRoute(c.Route.ID, health.ClassCanceled, 0, 0, true)
+			}
+			skip(routing.ReasonChannelOpen)
 			continue
 		}
-		return ch, lg, k, isProbe, true
+		return &step{cand: c, group: g, lg: lg, key: k, end: end, probe: probe, routeProbe: routeProbe}, true
+	}
+	return nil, false
+}
+
+// takeKey picks an untried key of ch that is not cooling down, disabled or out of its rate-limit budget,
+// and takes an in-flight slot on it within the channel's and the key's concurrency caps: the session's own
+// key (prefer ≥ 0) when it can, else one by the channel's key strategy. A key at its cap is passed over for
+// another; reason says why nothing was taken.
+func (r *Relay) takeKey(ch *channel.Channel, st *attemptState, prefer int) (int, func(), string) {
+	tried := st.triedKeys[ch.ID]
+	var capped map[int]bool
+	skip := func(i int) bool { return tried[i] || capped[i] || !r.Health.KeyAllowed(ch.ID, i) }
+	take := func(k int) (func(), bool) {
+		return r.Health.TryBegin(ch.ID, k, ch.MaxConcurrency, ch.KeyMaxConcurrency)
+	}
+	if prefer >= 0 && prefer < len(ch.Keys) && !skip(prefer) {
+		if end, ok := take(prefer); ok {
+			return prefer, end, ""
+		}
+		capped = map[int]bool{prefer: true}
+	}
+	for {
+		k, ok := ch.PickKey(r.intn, skip)
+		if !ok {
+			if len(capped) > 0 {
+				return 0, nil, routing.ReasonAtCap
+			}
+			return 0, nil, routing.ReasonNoKey
+		}
+		if end, ok := take(k); ok {
+			return k, end, ""
+		}
+		if capped == nil {
+			capped = map[int]bool{}
+		}
+		capped[k] = true
 	}
 }
 
-// weighted picks inside the first tier (cands are sorted by priority) with an eligible channel; with
-// prefer_same_protocol, among the tier's channels that speak the caller's protocol when it has any.
-func (r *Relay) weighted(cands []*channel.Channel, st *attemptState, rq *request) *channel.Channel {
-	var tier []*channel.Channel
-	prefer := r.Settings.Get().PreferSameProtocol
-	sameOnly := false
-	for _, ch := range cands {
-		if !r.eligible(ch, st, rq.model) {
-			continue
-		}
-		if len(tier) > 0 && ch.Priority != tier[0].Priority {
-			break
-		}
-		if prefer {
-			same := native(r.Adaptors[ch.Type], rq)
-			if sameOnly && !same {
-				continue
-			}
-			if same && !sameOnly {
-				sameOnly, tier = true, tier[:0]
-			}
-		}
-		tier = append(tier, ch)
-	}
-	switch len(tier) {
-	case 0:
-		return nil
-	case 1:
-		return tier[0]
-	}
-	// A channel back from OPEN earns its weight back over recovery_ramp (health.Tracker.RampShare), so a
-	// channel that just recovered is not handed its full share of traffic at once.
-	ramp := time.Duration(r.Settings.Get().RecoveryRamp) * time.Second
-	weight := func(ch *channel.Channel) int {
-		w := max(ch.Weight, 1) * rampScale
-		if ramp > 0 {
-			w = max(int(float64(w)*r.Health.RampShare(ch.ID, ramp)), 1)
-		}
-		return w
-	}
-	var buf [16]int
-	ws := buf[:0]
-	total := 0
-	for _, ch := range tier {
-		w := weight(ch)
-		ws = append(ws, w)
-		total += w
-	}
-	n := r.intn(total)
-	for i, t := range tier {
-		if n -= ws[i]; n < 0 {
-			return t
+// retryBudget is how many attempts a request may add after its first: the group's max_attempts − 1 where
+// it sets one, else the retry_budget setting.
+func (r *Relay) retryBudget(rq *request) int {
+	if len(rq.pool) > 0 {
+		if n := rq.pool[0].Group.Failover.V.MaxAttempts; n > 0 {
+			return n - 1
 		}
 	}
-	return tier[len(tier)-1]
+	return r.Settings.Get().RetryBudget
 }
 
-// rampScale turns integer weights into fine-grained ones, so that 10 % of a weight of 1 is still a share.
-const rampScale = 1000
+// groupDeadline is the key's group's request deadline in seconds (0: none of its own).
+func groupDeadline(rq *request) int {
+	if len(rq.pool) > 0 {
+		return rq.pool[0].Group.Failover.V.DeadlineS
+	}
+	return 0
+}
 
 // outcome is how a request ended.
 type outcome struct {
@@ -245,46 +197,35 @@ type outcome struct {
 	// limit, not the channel's fault.
 	deadlineCut bool
 	leg         *leg // what the answering (or last) attempt sent: its protocols go in the log row
+	// group and route that served ("" when nothing answered); decision is how the request was routed.
+	group, route string
+	decision     *routing.Decision
 }
 
-// attempt tries channels until one answers or the retry budget, the candidates or the client run out.
-func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *outcome {
+// attempt walks the plan until a candidate answers or the retry budget, the plan or the client run out.
+func (r *Relay) attempt(c *gin.Context, rq *request) *outcome {
 	st := &attemptState{triedKeys: map[int64]map[int]bool{}, skip: map[int64]bool{}, legs: map[int64]*leg{},
-		budget: r.Settings.Get().RetryBudget}
+		budget: r.retryBudget(rq)}
 	ctx := c.Request.Context()
-	// Stickiness only matters when there is a choice; a single candidate costs no cache round trip.
-	useSticky := len(cands) > 1
-	var sk sticky.Key
-	var bound sticky.Binding
-	var hasBinding bool
-	if useSticky {
-		sk = sticky.Derive(rq.body, c.Request.Header, rq.who.tok.ID, rq.model)
-		bound, hasBinding = r.Sticky.Get(ctx, rq.who.group, rq.model, sk)
-		if hasBinding {
-			st.preferred = bound.ChannelID
-		}
-	}
-	stickyNote := func(ch *channel.Channel) string {
-		if !useSticky {
-			return ""
-		}
-		if hasBinding && ch != nil && ch.ID == bound.ChannelID {
-			return "hit:" + string(sk.Kind)
-		}
-		return "miss:" + string(sk.Kind)
-	}
-	rq.limits = newDeadlines(rq.start, r.Settings.Get())
+	st.rt = r.plan(ctx, c.Request.Header, rq)
+	rt := st.rt
+	rq.limits = newDeadlines(rq.start, r.Settings.Get(), groupDeadline(rq))
 	for {
 		if cause := rq.limits.expired(time.Now()); cause != nil {
 			st.last = budgetFailure(cause)
 			break
 		}
-		ch, lg, k, probe, ok := r.pick(cands, st, rq)
+		s, ok := r.next(st, rq)
 		if !ok {
 			break
 		}
-		if lg.local {
-			return r.localCount(c, rq, lg)
+		ch, k, route := s.cand.Channel, s.key, s.cand.Route
+		if s.lg.local {
+			s.end()
+			if s.routeProbe {
+				r.Routing.RecordRoute(route.ID, health.ClassCanceled, 0, 0, true)
+			}
+			return r.localCount(c, rq, s.lg)
 		}
 		if st.triedKeys[ch.ID] == nil {
 			st.triedKeys[ch.ID] = map[int]bool{}
@@ -294,16 +235,16 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			h := c.Writer.Header()
 			h.Set("X-Tollgate-Channel", strconv.FormatInt(ch.ID, 10))
 			h.Set("X-Tollgate-Attempt", strconv.Itoa(len(st.attempts)+1))
-			if note := stickyNote(ch); note != "" {
+			h.Set("X-Tollgate-Route", s.group+"/"+route.Name)
+			if note := rt.note(ch); note != "" {
 				h.Set("X-Tollgate-Sticky", note)
 			}
 		}
 		began := time.Now()
-		end := r.Health.Begin(ch.ID, k)
-		out, f := r.exchange(c, rq, lg, ch, k)
-		end()
+		out, f := r.exchange(c, rq, s.lg, ch, k)
+		s.end()
 		a := model.Attempt{ChannelID: ch.ID, KeyIndex: k, LatencyMs: time.Since(began).Milliseconds()}
-		o := health.Outcome{ChannelID: ch.ID, Key: k, Model: rq.model, Latency: time.Since(began), Probe: probe}
+		o := health.Outcome{ChannelID: ch.ID, Key: k, Model: rq.model, Latency: time.Since(began), Probe: s.probe}
 		if f == nil || out.delivered {
 			a.Class, a.Status = string(out.class), out.status
 			o.Class, o.Status, o.FirstByte = out.class, out.status, out.firstByte
@@ -312,10 +253,13 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 				o.Class = ClassCanceled // neutral for the channel's breaker
 			}
 			r.Health.Record(o)
+			r.Routing.RecordRoute(route.ID, o.Class, o.Status, o.Latency, s.routeProbe)
+			rt.decision.Choose(s.group, route.Name, ch.ID, k)
 			out.attempts = append(st.attempts, a)
-			out.sticky = stickyNote(ch)
-			if useSticky && (out.class == ClassNone || out.class == ClassCanceled) {
-				r.Sticky.Bind(ctx, rq.who.group, rq.model, sk, bound, hasBinding, ch.ID)
+			out.sticky, out.group, out.route, out.decision = rt.note(ch), s.group, route.Name, &rt.decision
+			rq.ratio = r.ratioFor(s.group, rq.who.user.Tier) // billed at the group that served
+			if out.class == ClassNone || out.class == ClassCanceled {
+				r.bind(ctx, rq, rt, s.cand, k)
 			}
 			return out
 		}
@@ -327,16 +271,17 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 			o.Class = ClassCanceled // the request ran out of time, the channel did not breach its own timeouts
 		}
 		r.Health.Record(o)
+		r.Routing.RecordRoute(route.ID, o.Class, o.Status, o.Latency, s.routeProbe)
+		rt.decision.Tried(s.group, route.Name, ch.ID, k, string(f.class))
+		st.attempts = append(st.attempts, a)
+		st.last, st.lastCh = f, ch
 		if cut {
-			st.attempts = append(st.attempts, a)
-			st.last, st.lastCh = budgetFailure(f.err), ch
+			st.last = budgetFailure(f.err)
 			break
 		}
 		if f.class == ClassAuth || f.class == ClassUpstreamQuota {
 			r.maybeAutoDisable(ch)
 		}
-		st.attempts = append(st.attempts, a)
-		st.last, st.lastCh = f, ch
 		if channelLevel(f.class) {
 			st.skip[ch.ID] = true
 		}
@@ -346,7 +291,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request, cands []*channel.Channel) *
 		st.budget--
 	}
 	out := r.failed(c, rq, st)
-	out.sticky = stickyNote(nil)
+	out.sticky, out.decision = rt.note(nil), &rt.decision
 	return out
 }
 

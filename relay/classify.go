@@ -314,10 +314,12 @@ func classifyErr(err error, cause error, clientGone bool) *failure {
 }
 
 // rateLimitOf reads the upstream's remaining-requests budget and its reset time (OpenAI x-ratelimit-*,
-// Anthropic anthropic-ratelimit-requests-*), for the channel's live metrics.
+// Anthropic anthropic-ratelimit-requests-*), for the channel's live metrics and the key's budget: remaining is
+// -1 when no header reports it (0 is a spent budget, which makes health skip the key until the reset).
 func rateLimitOf(h http.Header) (remaining int64, reset time.Time) {
+	remaining = -1
 	if h == nil {
-		return 0, time.Time{}
+		return remaining, time.Time{}
 	}
 	for _, k := range []string{"x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining"} {
 		if n, err := strconv.ParseInt(h.Get(k), 10, 64); err == nil {

@@ -150,7 +150,17 @@ func TestRateLimitOf_ReadsBothProtocols(t *testing.T) {
 	if n != 7 || reset.Year() != 2030 {
 		t.Fatalf("anthropic: %d %s", n, reset)
 	}
-	if n, reset := rateLimitOf(nil); n != 0 || !reset.IsZero() {
-		t.Fatal("no headers, no budget")
+	if n, reset := rateLimitOf(nil); n != -1 || !reset.IsZero() {
+		t.Fatal("no headers: the budget is unknown (-1), not spent")
+	}
+	o := http.Header{}
+	o.Set("x-ratelimit-reset-requests", "5s") // a reset without a remaining count
+	if n, _ := rateLimitOf(o); n != -1 {
+		t.Fatalf("reset only: remaining %d, want -1", n)
+	}
+	z := http.Header{}
+	z.Set("x-ratelimit-remaining-requests", "0")
+	if n, _ := rateLimitOf(z); n != 0 {
+		t.Fatalf("spent budget read as %d", n)
 	}
 }

@@ -24,6 +24,7 @@ func echo400(msg string) relaytest.Fault {
 func TestClassify_EchoedKeyWordsIn400sLeaveChannelAndEveryKeyUsable(t *testing.T) {
 	t.Parallel()
 	r := newResilient(t)
+	r.stickyOff() // round robin over the keys, call by call
 	oaEcho := "Invalid value: 'Incorrect API key provided: sk-proj-abcd1234'. Supported values are: 'system', 'assistant', 'user'."
 	anEcho := "messages.0.role: Input should be 'user' or 'assistant', got 'invalid x-api-key'"
 	oa := fake(t, relaytest.FailFirst(3, echo400(oaEcho)))

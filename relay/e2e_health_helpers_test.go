@@ -58,6 +58,16 @@ func newResilient(t testing.TB, opts ...func(*apptest.Env)) *resilient {
 	return r
 }
 
+// stickyOff turns session stickiness off for the default group (every kind's TTL 0), for tests of how a
+// channel's keys share traffic call by call: with it on, a session keeps its key.
+func (w *world) stickyOff() {
+	w.t.Helper()
+	off := map[string]any{"sticky": map[string]any{"ttl_s": map[string]int{"conversation": 0, "session": 0, "user_model": 0, "bucket": 0}}}
+	if res := w.root.Do("PATCH", "/api/admin/logical-groups/default", off); res.Status != http.StatusOK {
+		w.t.Fatalf("sticky off: %d %s", res.Status, res.Body)
+	}
+}
+
 // settings applies a partial settings object.
 func (w *world) settings(patch map[string]any) {
 	w.t.Helper()

@@ -105,6 +105,13 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 		l.ChannelID, l.ChannelName, l.UpstreamModel = out.ch.ID, out.ch.Name, out.ch.UpstreamModel(rq.model)
 	}
 	l.Sticky = out.sticky
+	l.Group, l.Route = out.group, out.route
+	if l.Group == "" {
+		l.Group = rq.who.group
+	}
+	if out.decision != nil {
+		l.Decision.V = out.decision.JSON()
+	}
 	l.ClientProtocol = rq.proto.String()
 	if out.leg != nil {
 		l.UpstreamProtocol = out.leg.proto.String()

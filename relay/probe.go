@@ -90,8 +90,10 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 		}
 	} else {
 		res.ErrorClass, res.Error = string(f.class), f.message()
-		r.Health.Record(health.Outcome{ChannelID: ch.ID, Key: key, Model: modelName, Class: f.class,
-			Status: f.status, Latency: time.Since(start), RetryAfter: f.retryAfter, Probe: true, Err: f.message()})
+		o := health.Outcome{ChannelID: ch.ID, Key: key, Model: modelName, Class: f.class,
+			Status: f.status, Latency: time.Since(start), RetryAfter: f.retryAfter, Probe: true, Err: f.message()}
+		o.RateLimitRemaining, o.RateLimitReset = rateLimitOf(f.header) // -1 without headers: 0 would skip the key
+		r.Health.Record(o)
 	}
 	r.logTest(ch, res, actorID)
 	return res

@@ -21,6 +21,7 @@ import (
 	"tollgate/service/ledger"
 	"tollgate/service/metrics"
 	"tollgate/service/pricing"
+	"tollgate/service/routing"
 	"tollgate/service/setting"
 	"tollgate/service/sticky"
 	"tollgate/service/token"
@@ -58,6 +59,8 @@ type Deps struct {
 	Client   *http.Client
 	Health   *health.Tracker
 	Sticky   *sticky.Store
+	Routing  *routing.Engine // groups → routes → channels, the selector and the route breakers
+	Tiers    TierRatios      // user tier ratios (nil: every tier is 1)
 	Metrics  *metrics.Metrics
 	Headroom *Headroom // non-nil: overlap the reservation with the upstream call (remote ledgers)
 	// Clock is the time a request is admitted at, which places it in its key's spend windows and dates its

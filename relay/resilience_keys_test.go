@@ -33,6 +33,7 @@ func twoKeyChannel(up *relaytest.Upstream, tag string) (chanSpec, string, string
 // does not move, and the cooling key gets no traffic until its time is up.
 func TestKeys_RateLimitCoolsOnlyTheKey(t *testing.T) {
 	r := newResilient(t)
+	r.stickyOff() // a session would keep its key: this is about the keys' share call by call
 	up := fake(t)
 	spec, keyA, keyB := twoKeyChannel(up, "rl")
 	up.Set(relaytest.ForKey(keyA, relaytest.Fail(relaytest.RateLimited(30*time.Second))))
@@ -76,6 +77,7 @@ func TestKeys_RateLimitCoolsOnlyTheKey(t *testing.T) {
 // A 401 disables the one key; the channel keeps serving through its other key.
 func TestKeys_AuthFailureDisablesOnlyTheKey(t *testing.T) {
 	r := newResilient(t)
+	r.stickyOff() // a session would keep its key: this is about the keys' share call by call
 	up := fake(t)
 	spec, keyA, keyB := twoKeyChannel(up, "auth")
 	up.Set(relaytest.ForKey(keyA, relaytest.Fail(relaytest.InvalidKey())))

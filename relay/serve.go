@@ -13,9 +13,9 @@ import (
 	"tollgate/relay/adaptor"
 	"tollgate/relay/bodyshape"
 	"tollgate/relay/convert"
-	"tollgate/service/channel"
 	"tollgate/service/ledger"
 	"tollgate/service/pricing"
+	"tollgate/service/routing"
 )
 
 // request is one admitted relay call.
@@ -41,7 +41,8 @@ type request struct {
 	pending     chan *relayError // a reservation in flight alongside the upstream request
 	reserveErr  *relayError      // how that reservation ended
 	debug       bool             // an admin asked for route headers (X-Tollgate-Debug: 1)
-	limits      deadlines        // the request's time budgets across attempts (attempt.go)
+	limits      deadlines        // the request's time budgets across attempts (deadlines.go)
+	pool        routing.Pool     // the groups, routes and channels the request may use (route.go)
 }
 
 func (rq *request) account() ledger.Account {
@@ -131,19 +132,21 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 		fail(c, rq.proto, newErr(http.StatusForbidden, "model_not_allowed", rq.model))
 		return
 	}
-	cands := r.candidates(who.group, rq)
+	rq.pool = r.Routing.Pool(who.groups, rq.model)
 	price, priced := r.Pricing.Lookup(rq.model)
-	if len(cands) == 0 && priced {
+	if priced && !r.poolServes(rq.pool, rq) {
 		// 503 only when channels of this endpoint serve the model but are disabled right now; a 4xx when it
 		// is served on another endpoint only (an SDK retries a 503 forever).
-		fail(c, rq.proto, r.unserved(who.group, rq))
+		fail(c, rq.proto, r.unserved(who.groups, rq))
 		return
 	}
 	if !priced {
 		fail(c, rq.proto, newErr(http.StatusNotFound, "model_not_found", rq.model))
 		return
 	}
-	rq.price, rq.ratio = price, r.Groups.Ratio(who.group)
+	// The hold is at the dearest group the request may be served by (a fallback may cost more); the
+	// settlement is at the group that served (attempt).
+	rq.price, rq.ratio = price, r.holdRatio(rq)
 	release, rerr := r.limit(c.Request.Context(), who, rq.at)
 	if rerr != nil {
 		fail(c, rq.proto, rerr)
@@ -164,7 +167,7 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 			rq.held = true
 		}
 	}
-	out := r.attempt(c, rq, cands)
+	out := r.attempt(c, rq)
 	// The answer is complete: settle and log after the handler returns, so the money and log round trips
 	// never delay the client or the next request on its connection. The writer counts the entry as
 	// announced, so Flush and shutdown wait for it.
@@ -182,17 +185,15 @@ type finishing struct {
 	ctx context.Context
 }
 
-// candidates lists the enabled channels that serve the model for the group, natively or translated (leg.go),
-// priority first.
-func (r *Relay) candidates(group string, rq *request) []*channel.Channel {
-	all := r.Channels.Snapshot().Route(group, rq.model)
-	out := make([]*channel.Channel, 0, len(all))
-	for _, ch := range all {
-		if ad, ok := r.Adaptors[ch.Type]; ok && r.serves(ad, rq) && len(ch.Keys) > 0 {
-			out = append(out, ch)
+// holdRatio is the highest price ratio among the groups of rq's pool (the key's group's when it has none).
+func (r *Relay) holdRatio(rq *request) decimal.Decimal {
+	ratio := r.ratioFor(rq.who.group, rq.who.user.Tier)
+	for _, g := range rq.pool {
+		if x := r.ratioFor(g.Group.Name, rq.who.user.Tier); x.GreaterThan(ratio) {
+			ratio = x
 		}
 	}
-	return out
+	return ratio
 }
 
 // estimate is the hold: a generous prompt estimate from the body size (no tokenizer on the hot path) plus

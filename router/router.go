@@ -33,8 +33,12 @@ type Handlers struct {
 
 	// Redemptions serves redemption codes (admin batches, the user's redeem).
 	Redemptions *controller.Redemptions
+	// Groups serves logical groups, the sticky view and the user's group list.
+	Groups *controller.Groups
 	// Tiers serves price tier administration.
 	Tiers *controller.Tiers
+	// Breakers serves the admin's breaker control (force open/close/half_open/reset).
+	Breakers *controller.Breakers
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -82,7 +86,7 @@ func New(h Handlers) *gin.Engine {
 	user := api.Group("", middleware.Console(h.Auther))
 	user.GET("/user/self", h.Auth.Self)
 	user.POST("/user/password", h.Auth.Password)
-	user.GET("/user/groups", h.Auth.MyGroups)
+	user.GET("/user/groups", h.Groups.Mine)
 	user.POST("/tokens", h.Tokens.Create)
 	user.GET("/tokens", h.Tokens.List)
 	user.GET("/tokens/:id", h.Tokens.Get)
@@ -105,10 +109,15 @@ func New(h Handlers) *gin.Engine {
 	admin.POST("/users/:id/quota", h.Admin.AdjustQuota)
 	admin.GET("/tokens", h.Tokens.AdminList)
 	admin.PATCH("/tokens/:id", h.Tokens.AdminUpdate)
-	admin.GET("/groups", h.Admin.GroupList)
-	admin.POST("/groups", h.Admin.GroupCreate)
-	admin.PATCH("/groups/:name", h.Admin.GroupUpdate)
-	admin.DELETE("/groups/:name", h.Admin.GroupDelete)
+	for _, base := range []string{"/groups", "/logical-groups"} { // /groups: the path before logical groups
+		admin.GET(base, h.Groups.List)
+		admin.POST(base, h.Groups.Create)
+		admin.GET(base+"/:name", h.Groups.Get)
+		admin.PATCH(base+"/:name", h.Groups.Update)
+		admin.DELETE(base+"/:name", h.Groups.Delete)
+	}
+	admin.GET("/logical-groups/defaults", h.Groups.Defaults)
+	admin.GET("/sticky", h.Groups.StickyView)
 	admin.GET("/tiers", h.Tiers.List)
 	admin.POST("/tiers", h.Tiers.Create)
 	admin.PATCH("/tiers/:name", h.Tiers.Update)
@@ -124,6 +133,7 @@ func New(h Handlers) *gin.Engine {
 	admin.POST("/channels/:id/fetch-models", h.Channels.FetchModels)
 	admin.POST("/channels/:id/test", h.Channels.Test)
 	admin.GET("/channels/:id/health", h.Channels.Health)
+	admin.POST("/channels/:id/breaker", h.Breakers.Force)
 	admin.POST("/channels/test", h.Channels.TestMany)
 	admin.GET("/channels/test/:job", h.Channels.TestJob)
 	admin.GET("/pricing", h.Billing.AdminPricing)

@@ -41,6 +41,37 @@ type Handler struct {
 	closeOnce sync.Once
 	active    atomic.Int64
 	canceled  atomic.Int64
+
+	keyMu     sync.Mutex
+	keyActive map[string]int // upstream key → requests in flight now
+	keyPeak   map[string]int // upstream key → most in flight at once
+}
+
+// PeakByKey returns, per upstream API key, the most requests that were in flight at once.
+func (h *Handler) PeakByKey() map[string]int {
+	h.keyMu.Lock()
+	defer h.keyMu.Unlock()
+	out := make(map[string]int, len(h.keyPeak))
+	for k, v := range h.keyPeak {
+		out[k] = v
+	}
+	return out
+}
+
+// track counts a request on its key while it is served.
+func (h *Handler) track(key string) func() {
+	h.keyMu.Lock()
+	if h.keyActive == nil {
+		h.keyActive, h.keyPeak = map[string]int{}, map[string]int{}
+	}
+	h.keyActive[key]++
+	h.keyPeak[key] = max(h.keyPeak[key], h.keyActive[key])
+	h.keyMu.Unlock()
+	return func() {
+		h.keyMu.Lock()
+		h.keyActive[key]--
+		h.keyMu.Unlock()
+	}
 }
 
 // NewHandler returns a fake upstream handler configured by opts over the defaults.
@@ -138,6 +169,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	cfg := h.cfg.Load()
 	c := &call{h: h, w: w, r: r, body: body, key: apiKey(r), created: time.Now().Unix()}
+	defer h.track(c.key)()
 	if len(body) > 0 {
 		c.model = gjson.GetBytes(body, "model").String()
 		c.stream = gjson.GetBytes(body, "stream").Bool()

@@ -38,6 +38,9 @@ type Input struct {
 	Tag               *string                 `json:"tag"`
 	Breaker           *model.BreakerOverrides `json:"breaker"`
 	HeaderPassthrough *[]string               `json:"header_passthrough"`
+	// MaxConcurrency and KeyMaxConcurrency cap in-flight upstream requests per node (0 = none).
+	MaxConcurrency    *int `json:"max_concurrency"`
+	KeyMaxConcurrency *int `json:"key_max_concurrency"`
 }
 
 // View is a channel as the admin API shows it: keys masked.
@@ -62,6 +65,8 @@ type View struct {
 	Tag               string                 `json:"tag"`
 	Breaker           model.BreakerOverrides `json:"breaker"`
 	HeaderPassthrough []string               `json:"header_passthrough"`
+	MaxConcurrency    int                    `json:"max_concurrency"`
+	KeyMaxConcurrency int                    `json:"key_max_concurrency"`
 	CreatedAt         time.Time              `json:"created_at"`
 	Health            any                    `json:"health,omitempty"`
 }
@@ -72,7 +77,8 @@ func ViewOf(c *Channel) *View {
 		Models: nonNil(c.Models.V), ModelMapping: c.ModelMapping.V, Groups: nonNil(c.Groups.V), Priority: c.Priority,
 		Weight: c.Weight, Status: c.Status, HeaderOverride: maskHeaders(c.HeaderOverride), BodyOverride: c.BodyOverride.V,
 		StatusCodeMapping: c.StatusCodeMapping.V, TestModel: c.TestModel, Timeouts: c.Timeouts.V, Tag: c.Tag,
-		Breaker: c.Breaker.V, HeaderPassthrough: nonNil(c.HeaderPassthrough.V), CreatedAt: c.CreatedAt}
+		Breaker: c.Breaker.V, HeaderPassthrough: nonNil(c.HeaderPassthrough.V), CreatedAt: c.CreatedAt,
+		MaxConcurrency: c.MaxConcurrency, KeyMaxConcurrency: c.KeyMaxConcurrency}
 	v.Keys = make([]string, len(c.Keys))
 	for i, k := range c.Keys {
 		v.Keys[i] = secret.Mask(k)
@@ -209,6 +215,18 @@ func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]
 	}
 	if in.Priority != nil {
 		row.Priority = *in.Priority
+	}
+	for _, f := range []struct {
+		name string
+		in   *int
+		out  *int
+	}{{"max_concurrency", in.MaxConcurrency, &row.MaxConcurrency}, {"key_max_concurrency", in.KeyMaxConcurrency, &row.KeyMaxConcurrency}} {
+		if f.in != nil {
+			if *f.in < 0 || *f.in > 100_000 {
+				return apperr.Field(f.name, "between 0 (no cap) and 100000")
+			}
+			*f.out = *f.in
+		}
 	}
 	if in.Weight != nil {
 		if *in.Weight < 0 || *in.Weight > 10000 {

@@ -1,4 +1,4 @@
-// Package group manages pricing groups and serves them from a snapshot refreshed on every node by the bus.
+// Package group manages logical groups (what a key buys and how it is routed) and serves them from a snapshot refreshed on every node by the bus.
 package group
 
 import (
@@ -26,10 +26,12 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // Service is the group book.
 type Service struct {
-	store *model.Store
-	bus   bus.Bus
-	audit *audit.Log
-	snap  atomic.Pointer[map[string]model.Group]
+	// ChannelExists checks route channel ids on create and update (nil: not checked); set before serving.
+	ChannelExists func(int64) bool
+	store         *model.Store
+	bus           bus.Bus
+	audit         *audit.Log
+	snap          atomic.Pointer[map[string]model.Group]
 }
 
 // New builds the service; call Load before serving.
@@ -72,11 +74,11 @@ func (s *Service) Ratio(name string) decimal.Decimal {
 // List returns every group, sorted by name.
 func (s *Service) List(ctx context.Context) ([]model.Group, error) { return s.store.ListGroups(ctx) }
 
-// Selectable returns groups a user may pick for a key: selectable ones plus the user's own.
-func (s *Service) Selectable(own string) []model.Group {
+// Selectable returns the enabled groups user u may put on a key, sorted by name.
+func (s *Service) Selectable(u *model.User) []model.Group {
 	var out []model.Group
 	for _, g := range *s.snap.Load() {
-		if g.Selectable || g.Name == own {
+		if mayUse(&g, u) {
 			out = append(out, g)
 		}
 	}
@@ -84,50 +86,35 @@ func (s *Service) Selectable(own string) []model.Group {
 	return out
 }
 
-// MayUse reports whether a user in group own may put group name on a key.
-func (s *Service) MayUse(own, name string) bool {
-	if name == "" || name == own {
+// MayUse reports whether user u may put group name on a key (and send requests through it): "" and the
+// user's own group always; otherwise an enabled group open to all, to the user's tier or to the user.
+func (s *Service) MayUse(u *model.User, name string) bool {
+	if name == "" || name == u.Group {
 		return true
 	}
 	g, ok := s.Get(name)
-	return ok && g.Selectable
+	return ok && mayUse(&g, u)
 }
 
-// Input is the editable part of a group; nil fields are left unchanged on update.
-type Input struct {
-	Name        string  `json:"name"`
-	Description *string `json:"description"`
-	Ratio       *string `json:"ratio"`
-	Selectable  *bool   `json:"selectable"`
+func mayUse(g *model.Group, u *model.User) bool {
+	if g.Status == model.StatusDisabled {
+		return false
+	}
+	a := g.Access.V
+	return g.Name == u.Group || g.Selectable || a.All || slices.Contains(a.Tiers, u.Tier) || slices.Contains(a.Users, u.ID)
 }
 
-func apply(g *model.Group, in Input) error {
-	if in.Description != nil {
-		if len(*in.Description) > 255 {
-			return apperr.Field("description", "at most 255 characters")
-		}
-		g.Description = *in.Description
-	}
-	if in.Ratio != nil {
-		r, err := decimal.NewFromString(*in.Ratio)
-		if err != nil || r.IsNegative() || r.GreaterThan(decimal.NewFromInt(1000)) {
-			return apperr.Field("ratio", "a decimal between 0 and 1000")
-		}
-		g.Ratio = r
-	}
-	if in.Selectable != nil {
-		g.Selectable = *in.Selectable
-	}
-	return nil
-}
+// Book is the current group book by name (read only; replaced whole on every change, so the pointer tells
+// a new book from the last one).
+func (s *Service) Book() *map[string]model.Group { return s.snap.Load() }
 
 // Create adds a group.
 func (s *Service) Create(ctx context.Context, actor audit.Actor, in Input) (*model.Group, error) {
 	if !nameRE.MatchString(in.Name) {
 		return nil, apperr.Field("name", "1-64 letters, digits, '_', '.', '-'")
 	}
-	g := model.Group{Name: in.Name, Ratio: decimal.NewFromInt(1)}
-	if err := apply(&g, in); err != nil {
+	g := model.Group{Name: in.Name, Ratio: decimal.NewFromInt(1), Status: model.StatusEnabled}
+	if err := apply(&g, in, s.ChannelExists); err != nil {
 		return nil, err
 	}
 	if err := s.store.CreateGroup(ctx, &g); err != nil {
@@ -148,7 +135,7 @@ func (s *Service) Update(ctx context.Context, actor audit.Actor, name string, in
 	} else if err != nil {
 		return nil, err
 	}
-	if err := apply(g, in); err != nil {
+	if err := apply(g, in, s.ChannelExists); err != nil {
 		return nil, err
 	}
 	if err := s.store.SaveGroup(ctx, g); err != nil {

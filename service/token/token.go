@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,8 +40,11 @@ type Quotas interface {
 
 // GroupPolicy says which groups a user may put on a key (implemented by service/group).
 type GroupPolicy interface {
-	MayUse(own, name string) bool
+	MayUse(u *model.User, name string) bool
 }
+
+// MaxFallbackGroups bounds a key's fallback groups.
+const MaxFallbackGroups = 5
 
 // Owners finds a key's owner from the per-node user cache (implemented by service/account).
 type Owners interface {
@@ -113,6 +117,8 @@ type Input struct {
 	Models      *[]string    `json:"models"`
 	AllowedIPs  *[]string    `json:"allowed_ips"`
 	Group       *string      `json:"group"`
+	// FallbackGroups are tried in order when every route of the key's group is unavailable.
+	FallbackGroups *[]string `json:"fallback_groups"`
 	RPM         *int         `json:"rpm"`
 	Concurrency *int         `json:"concurrency"`
 	Status      *string      `json:"status"`
@@ -211,10 +217,25 @@ func (s *Service) apply(t *model.Token, owner *model.User, in Input, now time.Ti
 		t.AllowedIPs.V = *in.AllowedIPs
 	}
 	if in.Group != nil {
-		if !s.groups.MayUse(owner.Group, *in.Group) {
+		if !s.groups.MayUse(owner, *in.Group) {
 			return apperr.New(http.StatusForbidden, "group_not_allowed", *in.Group)
 		}
 		t.Group = *in.Group
+	}
+	if in.FallbackGroups != nil {
+		fb := *in.FallbackGroups
+		if len(fb) > MaxFallbackGroups {
+			return apperr.Field("fallback_groups", fmt.Sprintf("at most %d groups", MaxFallbackGroups))
+		}
+		for i, g := range fb {
+			if g == "" || slices.Contains(fb[:i], g) {
+				return apperr.Field("fallback_groups", "group names, each once")
+			}
+			if !s.groups.MayUse(owner, g) {
+				return apperr.New(http.StatusForbidden, "group_not_allowed", g)
+			}
+		}
+		t.FallbackGroups.V = slices.Clone(fb)
 	}
 	if in.RPM != nil {
 		if *in.RPM < 0 || *in.RPM > 1_000_000 {
@@ -296,10 +317,10 @@ type View struct {
 	SpentMonth int64 `json:"spent_month"`
 }
 
-// GroupRevoked reports whether a key's own group is one its owner (in group own) may no longer use: the
-// admin moved the owner out of it or made it unselectable. A key without a group follows its owner's.
-func (s *Service) GroupRevoked(t *model.Token, own string) bool {
-	return t.Group != "" && !s.groups.MayUse(own, t.Group)
+// GroupRevoked reports whether a key's own group is one its owner may no longer use: the admin moved the
+// owner out of it, closed it or disabled it. A key without a group follows its owner's.
+func (s *Service) GroupRevoked(t *model.Token, owner *model.User) bool {
+	return t.Group != "" && !s.groups.MayUse(owner, t.Group)
 }
 
 func (s *Service) view(ctx context.Context, t *model.Token) *View {
@@ -315,7 +336,7 @@ func (s *Service) bare(ctx context.Context, t *model.Token) *View {
 	v := &View{Token: *t, Key: t.KeyHint[:7] + "****" + t.KeyHint[7:]}
 	if t.Group != "" && s.owners != nil {
 		if u, err := s.owners.Cached(ctx, t.UserID); err == nil {
-			v.GroupRevoked = s.GroupRevoked(t, u.Group)
+			v.GroupRevoked = s.GroupRevoked(t, u)
 		}
 	}
 	if !t.Unlimited && s.quotas != nil {
