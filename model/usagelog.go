@@ -166,16 +166,21 @@ var logColumns = []string{"request_id", "created_at", "user_id", "token_id", "ch
 	"endpoint", "stream", "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens",
 	"usage_estimated", "cost", "price", "group_ratio", "status", "http_status", "error_class", "error", "elapsed_ms",
 	"first_byte_ms", "client_ip", "attempts", "sticky", "is_test", "username", "token_name", "channel_name",
-	"client_request_id", "error_code", "error_shown", "client_protocol", "upstream_protocol"}
+	"client_request_id", "error_code", "error_shown", "client_protocol", "upstream_protocol", "log_group", "route",
+	"decision"}
 
 func logValues(l *UsageLog, out []any) []any {
 	price, _ := l.Price.Value()
 	attempts, _ := l.Attempts.Value()
+	var decision any // NULL without one (a refusal, a test row)
+	if len(l.Decision.V) > 0 {
+		decision = string(l.Decision.V)
+	}
 	return append(out, l.RequestID, l.CreatedAt, l.UserID, l.TokenID, l.ChannelID, l.Model, l.UpstreamModel,
 		l.Endpoint, l.Stream, l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens,
 		l.UsageEstimated, l.Cost, price, l.GroupRatio, l.Status, l.HTTPStatus, l.ErrorClass, l.Error, l.ElapsedMs,
 		l.FirstByteMs, l.ClientIP, attempts, l.Sticky, l.IsTest, l.Username, l.TokenName, l.ChannelName,
-		l.ClientRequestID, l.ErrorCode, l.ErrorShown, l.ClientProtocol, l.UpstreamProtocol)
+		l.ClientRequestID, l.ErrorCode, l.ErrorShown, l.ClientProtocol, l.UpstreamProtocol, l.Group, l.Route, decision)
 }
 
 // InsertLogs writes a batch of logs inside tx, skipping request ids already written (settlement is

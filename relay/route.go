@@ -71,7 +71,7 @@ func (r *Relay) plan(ctx context.Context, h http.Header, rq *request) *routed {
 	rt := &routed{pool: rq.pool, decision: routing.Decision{Policy: r.Routing.Selector.Name()}}
 	rr := r.routeRequest(rq)
 	first := r.Routing.Selector.Select(rq.pool, rr, r.Routing)
-	rt.useSticky = len(first.Candidates) > 1 || (len(first.Candidates) == 1 && len(first.Candidates[0].Channel.Keys) > 1)
+	rt.useSticky = choice(rq.pool)
 	if !rt.useSticky {
 		rt.plan = first
 		rt.skipRoutes()
@@ -101,6 +101,23 @@ func (r *Relay) plan(ctx context.Context, h http.Header, rq *request) *routed {
 	}
 	rt.skipRoutes()
 	return rt
+}
+
+// choice says whether the pool offers more than one upstream key (a second channel or a second key of one
+// channel), counting routes that are open right now: a session keeps its place through an outage.
+func choice(p routing.Pool) bool {
+	var only *channel.Channel
+	for _, g := range p {
+		for _, rt := range g.Routes {
+			for _, ch := range rt.Channels {
+				if len(ch.Keys) > 1 || (only != nil && only != ch) {
+					return true
+				}
+				only = ch
+			}
+		}
+	}
+	return false
 }
 
 // skipRoutes writes the routes the plan left out into the decision.
