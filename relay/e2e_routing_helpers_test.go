@@ -17,7 +17,7 @@ import (
 // routeClock is real time plus an offset a test moves forward (past a group's cooldown).
 type routeClock struct{ off atomic.Int64 }
 
-func (c *routeClock) now() time.Time         { return time.Now().Add(time.Duration(c.off.Load())) }
+func (c *routeClock) now() time.Time          { return time.Now().Add(time.Duration(c.off.Load())) }
 func (c *routeClock) advance(d time.Duration) { c.off.Add(int64(d)) }
 
 // withRouteClock runs the node's route breakers on c.
