@@ -3,12 +3,14 @@ package controller
 import (
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
 	"tollgate/middleware"
 	"tollgate/model"
 	"tollgate/service/apperr"
+	"tollgate/service/audit"
 	"tollgate/service/channel"
 	"tollgate/service/health"
 	"tollgate/service/secret"
@@ -59,11 +61,16 @@ func summarize(ch *channel.Channel, h health.ChannelHealth) healthSummary {
 }
 
 func (h *Channels) channelOr404(c *gin.Context) (*channel.Channel, bool) {
+	return channelOr404(c, h.Channels)
+}
+
+// channelOr404 finds the :id channel in the routing snapshot or answers 404.
+func channelOr404(c *gin.Context, svc *channel.Service) (*channel.Channel, bool) {
 	id, ok := idParam(c, "channel_not_found")
 	if !ok {
 		return nil, false
 	}
-	ch, found := h.Channels.Snapshot().ByID[id]
+	ch, found := svc.Snapshot().ByID[id]
 	if !found {
 		middleware.Fail(c, apperr.New(http.StatusNotFound, "channel_not_found"))
 		return nil, false
@@ -138,7 +145,11 @@ func (h *Channels) Health(c *gin.Context) {
 	if !ok {
 		return
 	}
-	snap := h.HealthOf.Snapshot(ch.ID, len(ch.Keys))
+	c.JSON(http.StatusOK, healthView(ch, h.HealthOf.Snapshot(ch.ID, len(ch.Keys))))
+}
+
+// healthView is the health drawer's shape: the tracker's snapshot with masked keys and the channel's status.
+func healthView(ch *channel.Channel, snap health.ChannelHealth) gin.H {
 	keys := make([]gin.H, len(snap.Keys))
 	for i, k := range snap.Keys {
 		masked := ""
@@ -146,12 +157,61 @@ func (h *Channels) Health(c *gin.Context) {
 			masked = secret.Mask(ch.Keys[k.Index])
 		}
 		keys[i] = gin.H{"index": k.Index, "masked": masked, "state": k.State, "cooldown_until": k.CooldownUntil,
-			"last_error": k.LastError, "metrics": k.Metrics}
+			"last_error": k.LastError, "forced": k.Forced, "metrics": k.Metrics}
 	}
 	out := gin.H{"state": snap.State, "cooldown_until": snap.CooldownUntil, "trips": snap.Trips, "keys": keys,
-		"metrics": snap.Metrics, "unsupported_models": snap.UnsupportedModels, "status": ch.Status}
+		"metrics": snap.Metrics, "unsupported_models": snap.UnsupportedModels, "status": ch.Status,
+		"forced": snap.Forced, "recovered_at": snap.RecoveredAt}
 	if ch.Status != model.StatusEnabled {
 		out["state"] = "disabled"
 	}
-	c.JSON(http.StatusOK, out)
+	return out
+}
+
+// BreakerControl forces breakers and reports the result (implemented by service/health).
+type BreakerControl interface {
+	HealthReader
+	Force(channelID int64, key int, action string) error
+}
+
+// Breakers serves the admin's breaker control.
+type Breakers struct {
+	Channels *channel.Service
+	Health   BreakerControl
+	Audit    *audit.Log
+}
+
+// Force handles POST /api/admin/channels/:id/breaker {action: open|close|half_open|reset, key_index?}: the
+// channel's breaker, or one key's with key_index, on every node; answers the channel's health view.
+func (h *Breakers) Force(c *gin.Context) {
+	ch, ok := channelOr404(c, h.Channels)
+	if !ok {
+		return
+	}
+	in := struct {
+		Action   string `json:"action"`
+		KeyIndex *int   `json:"key_index"`
+	}{}
+	if !middleware.Bind(c, &in) {
+		return
+	}
+	if !health.ValidForce(in.Action) {
+		middleware.Fail(c, apperr.Field("action", "must be open, close, half_open or reset"))
+		return
+	}
+	key := -1
+	if in.KeyIndex != nil {
+		if *in.KeyIndex < 0 || *in.KeyIndex >= len(ch.Keys) {
+			middleware.Fail(c, apperr.Field("key_index", "no such key index"))
+			return
+		}
+		key = *in.KeyIndex
+	}
+	if err := h.Health.Force(ch.ID, key, in.Action); err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	h.Audit.Record(c.Request.Context(), middleware.Actor(c), "channel.breaker", strconv.FormatInt(ch.ID, 10),
+		gin.H{"action": in.Action, "key_index": in.KeyIndex})
+	c.JSON(http.StatusOK, healthView(ch, h.Health.Snapshot(ch.ID, len(ch.Keys))))
 }
