@@ -6,7 +6,8 @@ import "fmt"
 const (
 	// ForceOpen holds the breaker OPEN until the next Force: no cooldown end, no probes, tests do not lift it.
 	ForceOpen = "open"
-	// ForceClose closes the breaker now with its counts cleared; it is a normal breaker from then on.
+	// ForceClose closes the breaker now with its counts cleared; it is a normal breaker from then on. A channel
+	// that was not CLOSED ramps back (RampShare) like one closed by probes.
 	ForceClose = "close"
 	// ForceHalfOpen turns the breaker HALF_OPEN now; probes decide between CLOSED and OPEN.
 	ForceHalfOpen = "half_open"

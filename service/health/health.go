@@ -7,10 +7,10 @@
 //	if !t.ModelAllowed(ch, model) || !t.Available(ch) { skip }      // filtering: takes no probe slot
 //	ok, probe := t.Allow(ch)                                          // the candidate about to be tried
 //	if !ok { next candidate }
-//	key := first k with t.KeyAllowed(ch, k)
-//	end := t.Begin(ch, key)
+//	key := first k with t.KeyAllowed(ch, k)                         // skips cooling, disabled, spent budgets
+//	end, ok := t.TryBegin(ch, key, chCap, keyCap)                     // or Begin, uncapped; !ok: next key
 //	... send ...
-//	end(); t.Record(Outcome{ChannelID: ch, Key: key, Class: class, Probe: probe, ...})
+//	end(); t.Record(Outcome{ChannelID: ch, Key: key, Class: class, Probe: probe, RateLimitRemaining: -1 or the header, ...})
 //
 // A passing channel test (TestPassed) clears only the tested key and turns an OPEN channel HALF_OPEN; a channel
 // that closes after being OPEN ramps back: RampShare is the share of its weight the relay should give it.
@@ -18,7 +18,9 @@
 // Every attempt admitted by Allow must be recorded (Probe copied from Allow), or its probe slot is held for one
 // Window. HALF_OPEN admits HalfOpenProbes probes per node, so N nodes probe with up to N×HalfOpenProbes.
 // A node reads the cache lazily, at most once a second per channel, key and model, and again after the bus
-// reports missed messages.
+// reports missed messages. An admin can Force a breaker open (held until the next Force), closed, half open
+// or reset; that travels the same way. Config.Namespace keeps trackers of different things (channels, routes)
+// apart on one cache and bus.
 package health
 
 import (
