@@ -5,6 +5,7 @@ package middleware
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -58,7 +59,22 @@ func humanBytes(n int64) string {
 
 // Bind decodes the JSON body into v; malformed JSON, wrong types and oversized bodies become console errors.
 func Bind(c *gin.Context, v any) bool {
-	if err := c.ShouldBindJSON(v); err != nil {
+	body, err := io.ReadAll(c.Request.Body)
+	if err == nil {
+		err = checkShape(body)
+	}
+	var se *shapeError
+	switch {
+	case errors.As(err, &se) && se.depth:
+		Fail(c, apperr.New(http.StatusBadRequest, "body_too_deep", consoleMaxDepth))
+		return false
+	case errors.As(err, &se):
+		Fail(c, apperr.New(http.StatusBadRequest, "duplicate_key", se.dup))
+		return false
+	case err == nil:
+		err = json.Unmarshal(body, v)
+	}
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			Fail(c, err)
