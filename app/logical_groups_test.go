@@ -24,9 +24,9 @@ func TestLogicalGroups_CRUDValidationAndAudit(t *testing.T) {
 	}
 	r.JSON(t, &ch)
 	good := map[string]any{"name": "gpt-shared", "display_name": "GPT shared", "ratio": "1.2", "models": []string{"m1"},
-		"access": map[string]any{"all": false, "tiers": []string{"vip"}, "users": []int64{7}},
-		"sticky":   map[string]any{"levels": []string{"session", "bucket"}, "ttl_s": map[string]int{"session": 600}},
-		"failover": map[string]any{"consecutive_failures": 2, "cooldown_s": 60, "max_attempts": 3, "deadline_s": 120},
+		"access":              map[string]any{"all": false, "tiers": []string{"vip"}, "users": []int64{7}},
+		"sticky":              map[string]any{"levels": []string{"session", "bucket"}, "ttl_s": map[string]int{"session": 600}},
+		"failover":            map[string]any{"consecutive_failures": 2, "cooldown_s": 60, "max_attempts": 3, "deadline_s": 120},
 		"return_to_primary_s": 60,
 		"routes": []map[string]any{{"name": "asxs", "priority": 20, "weight": 1, "channels": []int64{ch.ID}},
 			{"name": "codex2api", "priority": 10, "channels": []int64{ch.ID}}}}
