@@ -4,18 +4,17 @@ package group
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/shopspring/decimal"
 
 	"tollgate/model"
 	"tollgate/service/apperr"
 	"tollgate/service/audit"
+	"tollgate/service/book"
 	"tollgate/service/bus"
 )
 
@@ -31,37 +30,21 @@ type Service struct {
 	store         *model.Store
 	bus           bus.Bus
 	audit         *audit.Log
-	snap          atomic.Pointer[map[string]model.Group]
+	book          *book.Book[model.Group]
 }
 
 // New builds the service; call Load before serving.
 func New(store *model.Store, b bus.Bus, a *audit.Log) *Service {
 	s := &Service{store: store, bus: b, audit: a}
-	empty := map[string]model.Group{}
-	s.snap.Store(&empty)
-	b.Subscribe(Topic, func(bus.Message) { _ = s.Load(context.Background()) })
+	s.book = book.New("groups", b, Topic, store.ListGroups, func(x *model.Group) string { return x.Name })
 	return s
 }
 
 // Load refreshes the snapshot from SQL.
-func (s *Service) Load(ctx context.Context) error {
-	gs, err := s.store.ListGroups(ctx)
-	if err != nil {
-		return fmt.Errorf("load groups: %w", err)
-	}
-	m := make(map[string]model.Group, len(gs))
-	for _, g := range gs {
-		m[g.Name] = g
-	}
-	s.snap.Store(&m)
-	return nil
-}
+func (s *Service) Load(ctx context.Context) error { return s.book.Load(ctx) }
 
 // Get returns a group from the snapshot.
-func (s *Service) Get(name string) (model.Group, bool) {
-	g, ok := (*s.snap.Load())[name]
-	return g, ok
-}
+func (s *Service) Get(name string) (model.Group, bool) { return s.book.Get(name) }
 
 // Ratio returns the group's price ratio (1 for an unknown group).
 func (s *Service) Ratio(name string) decimal.Decimal {
@@ -77,7 +60,7 @@ func (s *Service) List(ctx context.Context) ([]model.Group, error) { return s.st
 // Selectable returns the enabled groups user u may put on a key, sorted by name.
 func (s *Service) Selectable(u *model.User) []model.Group {
 	var out []model.Group
-	for _, g := range *s.snap.Load() {
+	for _, g := range *s.book.Current() {
 		if mayUse(&g, u) {
 			out = append(out, g)
 		}
@@ -106,7 +89,7 @@ func mayUse(g *model.Group, u *model.User) bool {
 
 // Book is the current group book by name (read only; replaced whole on every change, so the pointer tells
 // a new book from the last one).
-func (s *Service) Book() *map[string]model.Group { return s.snap.Load() }
+func (s *Service) Book() *map[string]model.Group { return s.book.Current() }
 
 // Create adds a group.
 func (s *Service) Create(ctx context.Context, actor audit.Actor, in Input) (*model.Group, error) {

@@ -220,7 +220,9 @@ func (e *Engine) Member(group string, id int64) bool { return e.current().member
 
 // RouteAvailable implements State: the route breaker admits traffic (no probe slot is taken). The implicit
 // route of a group without routes (id 0) has no breaker of its own: its channels' breakers are the ones.
-func (e *Engine) RouteAvailable(id int64) bool { return e.routes == nil || id == 0 || e.routes.Available(id) }
+func (e *Engine) RouteAvailable(id int64) bool {
+	return e.routes == nil || id == 0 || e.routes.Available(id)
+}
 
 // AllowRoute asks the route breaker to admit one attempt; probe says it is a HALF_OPEN probe.
 func (e *Engine) AllowRoute(id int64) (ok, probe bool) {
@@ -233,7 +235,7 @@ func (e *Engine) AllowRoute(id int64) (ok, probe bool) {
 // RecordRoute feeds an attempt's outcome to its route's breaker.
 func (e *Engine) RecordRoute(id int64, class health.Class, status int, latency time.Duration, probe bool) {
 	if e.routes != nil && id != 0 {
-		e.routes.Record(health.Outcome{ChannelID: id, Key: -1, Class: class, Status: status, Latency: latency, Probe: probe})
+		e.routes.Record(health.Outcome{ChannelID: id, Key: -1, Class: class, Status: status, Latency: latency, Probe: probe, RateLimitRemaining: -1})
 	}
 }
 

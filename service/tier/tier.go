@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"sync/atomic"
 
 	"github.com/shopspring/decimal"
 
 	"tollgate/model"
 	"tollgate/service/apperr"
 	"tollgate/service/audit"
+	"tollgate/service/book"
 	"tollgate/service/bus"
 )
 
@@ -31,38 +31,22 @@ type Service struct {
 	store *model.Store
 	bus   bus.Bus
 	audit *audit.Log
-	snap  atomic.Pointer[map[string]model.Tier]
+	book  *book.Book[model.Tier]
 	one   decimal.Decimal // the ratio of an unknown tier, built once so Ratio never allocates
 }
 
 // New builds the service; call Load before serving.
 func New(store *model.Store, b bus.Bus, a *audit.Log) *Service {
 	s := &Service{store: store, bus: b, audit: a, one: decimal.NewFromInt(1)}
-	empty := map[string]model.Tier{}
-	s.snap.Store(&empty)
-	b.Subscribe(Topic, func(bus.Message) { _ = s.Load(context.Background()) })
+	s.book = book.New("tiers", b, Topic, store.ListTiers, func(x *model.Tier) string { return x.Name })
 	return s
 }
 
 // Load refreshes the snapshot from SQL.
-func (s *Service) Load(ctx context.Context) error {
-	ts, err := s.store.ListTiers(ctx)
-	if err != nil {
-		return fmt.Errorf("load tiers: %w", err)
-	}
-	m := make(map[string]model.Tier, len(ts))
-	for _, t := range ts {
-		m[t.Name] = t
-	}
-	s.snap.Store(&m)
-	return nil
-}
+func (s *Service) Load(ctx context.Context) error { return s.book.Load(ctx) }
 
 // Get returns a tier from the snapshot.
-func (s *Service) Get(name string) (model.Tier, bool) {
-	t, ok := (*s.snap.Load())[name]
-	return t, ok
-}
+func (s *Service) Get(name string) (model.Tier, bool) { return s.book.Get(name) }
 
 // Exists reports whether a tier is in the snapshot.
 func (s *Service) Exists(name string) bool {
@@ -73,7 +57,7 @@ func (s *Service) Exists(name string) bool {
 // Ratio returns the tier's price ratio, 1 for an empty or unknown name. It reads only the snapshot (no SQL,
 // no allocation): the relay calls it on every request.
 func (s *Service) Ratio(name string) decimal.Decimal {
-	if t, ok := (*s.snap.Load())[name]; ok {
+	if t, ok := s.book.Get(name); ok {
 		return t.Ratio
 	}
 	return s.one

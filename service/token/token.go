@@ -119,9 +119,9 @@ type Input struct {
 	Group       *string      `json:"group"`
 	// FallbackGroups are tried in order when every route of the key's group is unavailable.
 	FallbackGroups *[]string `json:"fallback_groups"`
-	RPM         *int         `json:"rpm"`
-	Concurrency *int         `json:"concurrency"`
-	Status      *string      `json:"status"`
+	RPM            *int      `json:"rpm"`
+	Concurrency    *int      `json:"concurrency"`
+	Status         *string   `json:"status"`
 	// Spend limits in units per UTC day / month and tokens per minute (0 = none).
 	DailyBudget   *int64 `json:"daily_budget"`
 	MonthlyBudget *int64 `json:"monthly_budget"`
