@@ -257,6 +257,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request) *outcome {
 			rt.decision.Choose(s.group, route.Name, ch.ID, k)
 			out.attempts = append(st.attempts, a)
 			out.sticky, out.group, out.route, out.decision = rt.note(ch), s.group, route.Name, &rt.decision
+			rt.decision.Sticky = out.sticky
 			rq.ratio = r.ratioFor(s.group, rq.who.user.Tier) // billed at the group that served
 			if out.class == ClassNone || out.class == ClassCanceled {
 				r.bind(ctx, rq, rt, s.cand, k)
@@ -292,6 +293,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request) *outcome {
 	}
 	out := r.failed(c, rq, st)
 	out.sticky, out.decision = rt.note(nil), &rt.decision
+	rt.decision.Sticky = out.sticky
 	return out
 }
 
