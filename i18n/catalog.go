@@ -72,6 +72,7 @@ var catalog = map[Lang]map[string]string{
 		"key_admin_disabled":     "An administrator disabled this API key; only an administrator can enable it again.",
 		"key_owner_protected":    "You may not change the API keys of a user whose role is equal to or higher than yours.",
 		"group_revoked":          "This API key uses the group %q, which its owner may no longer use; choose another group for the key.",
+		"group_disabled":         "The group %q is disabled; its keys cannot be used until an administrator enables it.",
 		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
 		"upstream_rate_limited":      "The upstream was rate limited and the request did not complete.",
 		"upstream_auth":              "The upstream refused the gateway's credentials.",
@@ -193,6 +194,7 @@ var catalog = map[Lang]map[string]string{
 		"key_admin_disabled":     "该 API 密钥已被管理员禁用，只有管理员可以重新启用。",
 		"key_owner_protected":    "你不能修改角色等于或高于你的用户的 API 密钥。",
 		"group_revoked":          "该 API 密钥使用的分组 %q 已不再对其所有者开放，请为该密钥选择其他分组。",
+		"group_disabled":         "分组 %q 已停用，管理员重新启用之前，其下的密钥无法使用。",
 		// Usage-log messages by error code (what a user reads about a failed request; never upstream text).
 		"upstream_rate_limited":      "上游限流，请求未完成。",
 		"upstream_auth":              "上游拒绝了网关的凭据。",

@@ -219,4 +219,10 @@ func TestRouting_FallbackGroupServesAndBillsAtItsRatio(t *testing.T) {
 		t.Fatalf("sticky view: %d %s", sv.Status, sv.Body)
 	}
 	r.checkBooks(7)
+
+	// A disabled group refuses its keys in the caller's protocol; its fallbacks do not stand in for it.
+	if res := r.root.Do("PATCH", "/api/admin/logical-groups/gpt-shared", map[string]any{"status": "disabled"}); res.Status != http.StatusOK {
+		t.Fatalf("disable: %d %s", res.Status, res.Body)
+	}
+	openAIErr(t, r.do("/v1/chat/completions", key, chatBody(rsModel, false)), http.StatusForbidden, "group_disabled")
 }
