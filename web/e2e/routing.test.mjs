@@ -82,9 +82,10 @@ async function pickOption(page, trigger, label, { close = false } = {}) {
   await eventually(
     async () => {
       if ((await trigger.innerText()).includes(label)) return true;
+      if (await page.locator('.ant-select-dropdown:visible').count()) await page.keyboard.press('Escape');
       await noDropdown(page);
       await trigger.click();
-      await option.click({ timeout: 3_000 });
+      await option.click({ timeout: 3_000 }).catch(() => undefined);
       return (await trigger.innerText()).includes(label);
     },
     { timeout: 20_000, what: `${label} chosen` },
@@ -114,6 +115,8 @@ describe('admin: logical groups, tiers and breaker control', () => {
       await page.locator('#lgroup-form_display_name').fill('GPT shared (e2e)');
 
       const rows = page.getByTestId('route-row');
+      await page.getByTestId('no-routes').waitFor();
+      await page.getByTestId('add-route').click();
       await rows.nth(0).getByTestId('route-name').fill('asxs');
       await pickOption(page, rows.nth(0).getByTestId('route-channels'), CHANNEL_A, { close: true });
       await page.getByTestId('add-route').click();
@@ -143,6 +146,11 @@ describe('admin: logical groups, tiers and breaker control', () => {
       const row = rowWith(page, GROUP);
       await row.waitFor();
       assert.equal((await row.getByTestId('group-routes-count').innerText()).trim(), '2');
+      // The sticky-sessions view answers for the new group (no session has called it yet).
+      await row.getByRole('button', { name: 'Sticky sessions' }).click();
+      await eventually(async () => (await page.getByTestId('sticky-total').innerText()).trim() === '0', { what: 'the sticky total' });
+      await page.keyboard.press('Escape');
+      await page.locator('.ant-drawer-open').waitFor({ state: 'detached' });
       await row.getByRole('button', { name: /^edit$/i }).click();
       await eventually(async () => JSON.stringify(await routeNames(page)) === JSON.stringify(['codex2api', 'asxs']), {
         what: 'the saved order after a reload',
@@ -207,8 +215,16 @@ describe('admin: logical groups, tiers and breaker control', () => {
       const confirm = page.locator('.ant-popover:visible', { hasText: 'Force this channel open?' });
       await confirm.waitFor();
       assert.equal(await drawer.getByTestId('health-forced').count(), 0, 'nothing is forced before confirming');
-      await confirm.getByRole('button', { name: 'Force open' }).click();
-      await drawer.getByTestId('health-forced').first().waitFor();
+      // A click that lands while the confirm is still zooming in can miss it: click again until the channel shows forced.
+      await eventually(
+        async () => {
+          if (await drawer.getByTestId('health-forced').count()) return true;
+          if (await confirm.count()) await confirm.getByRole('button', { name: 'Force open' }).click({ timeout: 3_000 }).catch(() => undefined);
+          else await drawer.getByTestId('breaker-open-channel').click();
+          return false;
+        },
+        { timeout: 20_000, interval: 1_000, what: 'the channel forced open' },
+      );
       assert.equal((await drawer.getByTestId('health-state').first().innerText()).trim(), 'Tripped');
     });
     const forced = await root('GET', `/api/admin/channels/${channelA.id}/health`);

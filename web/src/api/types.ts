@@ -126,10 +126,12 @@ export type LogicalGroupInput = Omit<LogicalGroup, 'created_at' | 'updated_at'>;
 export interface LogicalGroupDefaults {
   sticky: StickyPolicy;
   failover: FailoverPolicy;
+  return_to_primary_s?: number;
 }
 
 export interface StickyBinding {
   kind: string;
+  group?: string;
   route: string;
   channel_id: number;
   key_index: number;
@@ -141,7 +143,11 @@ export interface StickyView {
   group: string;
   model: string;
   total: number;
-  routes: { route: string; count: number }[];
+  /** Bindings counted (up to a cap); truncated when there were more. */
+  counted?: number;
+  truncated?: boolean;
+  /** Per route that serves the bindings, with that route's breaker state. */
+  routes: { group?: string; route: string; count: number; state?: string }[];
   bindings: StickyBinding[];
 }
 
@@ -346,7 +352,7 @@ export interface RoutingCandidate {
 /** How the router chose the upstream of a request (admin view only). */
 export interface RoutingDecision {
   policy: string;
-  /** hit, moved, returned (to the primary route) or miss. */
+  /** hit, moved, returned (to the primary route) or miss, optionally with the level: "hit:session". */
   sticky?: string;
   considered: RoutingCandidate[] | null;
   chosen?: { group?: string; route?: string; channel_id: number; key_index: number } | null;

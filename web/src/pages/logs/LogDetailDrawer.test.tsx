@@ -2,7 +2,8 @@ import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { UsageLog } from '../../api/types';
 import { renderWithProviders } from '../../test/render';
-import { candidateOutcome, LogDetailDrawer } from './LogDetailDrawer';
+import i18n from '../../i18n';
+import { candidateOutcome, LogDetailDrawer, stickyText } from './LogDetailDrawer';
 
 const base: UsageLog = {
   id: 1,
@@ -63,6 +64,12 @@ describe('LogDetailDrawer', () => {
     expect(screen.getByText('Channel breaker open')).toBeInTheDocument();
     // A reason the console has no text for is shown as the server wrote it.
     expect(screen.getByText('rate_limited')).toBeInTheDocument();
+  });
+
+  it('names the sticky outcome and its level', () => {
+    expect(stickyText('hit:session', i18n.t)).toBe('Kept its sticky binding (Session)');
+    expect(stickyText('miss', i18n.t)).toBe('No binding yet');
+    expect(stickyText('odd:thing', i18n.t)).toBe('odd (thing)');
   });
 
   it('tells the chosen candidate from a failed attempt on the same key', () => {

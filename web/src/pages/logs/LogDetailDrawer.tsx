@@ -1,10 +1,18 @@
 import { Descriptions, Drawer, Table, Tag, Typography } from 'antd';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { LogAttempt, RoutingCandidate, RoutingDecision, UsageLog } from '../../api/types';
 import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { priceBreakdown, type BreakdownLine } from './priceBreakdown';
 import { WIDE_DRAWER } from '../../components/drawerSize';
+
+/** "hit:session" → "Kept its sticky binding (Session)"; unknown words are shown as written. */
+export function stickyText(sticky: string, t: TFunction): string {
+  const [outcome, level] = sticky.split(':', 2);
+  const text = t(`logs.sticky_${outcome}`, { defaultValue: outcome });
+  return level ? `${text} (${t(`logicalGroups.level_${level}`, { defaultValue: level })})` : text;
+}
 
 type Outcome = 'skipped' | 'failed' | 'chosen' | 'considered';
 
@@ -144,7 +152,7 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
                 </Descriptions.Item>
                 {log.decision.sticky ? (
                   <Descriptions.Item label={t('logs.decisionSticky')}>
-                    {t(`logs.sticky_${log.decision.sticky}`, { defaultValue: log.decision.sticky })}
+                    {stickyText(log.decision.sticky, t)}
                   </Descriptions.Item>
                 ) : null}
                 <Descriptions.Item label={t('logs.decisionChosen')}>

@@ -33,6 +33,7 @@ const json = (body: unknown, status = 200) => new Response(JSON.stringify(body),
 beforeEach(() => {
   fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (url.startsWith('/api/admin/logical-groups/defaults')) return json(defaults);
+    if (url === '/api/admin/logical-groups' && init?.method === 'POST') return json(JSON.parse(String(init.body)), 201);
     if (url.startsWith('/api/admin/logical-groups/') && init?.method === 'PATCH') return json({ ...group, ...JSON.parse(String(init.body)) });
     if (url.startsWith('/api/admin/logical-groups')) return json([group]);
     if (url.startsWith('/api/admin/channels'))
@@ -116,5 +117,26 @@ describe('GroupsPage', () => {
     fireEvent.click(screen.getByTestId('group-submit'));
     expect(await screen.findAllByText('Two routes share this name')).not.toHaveLength(0);
     expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PATCH')).toBe(false);
+  });
+
+  it('shows a server error under the route field it names', async () => {
+    await openEditor();
+    fetchMock.mockImplementationOnce(async () =>
+      json({ error: { code: 'validation_failed', message: 'channel 9 does not exist', field: 'routes[1].channels' } }, 400),
+    );
+    fireEvent.click(screen.getByTestId('group-submit'));
+    const error = await screen.findByText('channel 9 does not exist');
+    expect(error.closest('[data-testid="route-row"]')).toBe(screen.getAllByTestId('route-row')[1]);
+  });
+
+  it('creates a group with no routes (it then routes over the channels that list it)', async () => {
+    renderWithProviders(<GroupsPage />);
+    fireEvent.click(await screen.findByTestId('create-group'));
+    expect(await screen.findByTestId('no-routes')).toBeInTheDocument();
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'legacy' } });
+    fireEvent.click(screen.getByTestId('group-submit'));
+    await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'POST')).toBe(true));
+    const post = fetchMock.mock.calls.find(([, init]) => init?.method === 'POST');
+    expect(JSON.parse(String(post![1].body))).toMatchObject({ name: 'legacy', routes: [], access: { all: true }, selectable: true });
   });
 });

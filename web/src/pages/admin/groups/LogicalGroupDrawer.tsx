@@ -7,8 +7,17 @@ import { usePricing } from '../../../api/pricing';
 import { useTiers } from '../../../api/tiers';
 import { STICKY_LEVELS, type LogicalGroup } from '../../../api/types';
 import { WIDE_DRAWER } from '../../../components/drawerSize';
+import { ApiError } from '../../../api/client';
 import { applyServerError, decimalRules } from '../../../lib/validation';
-import { FAILOVER_FIELDS, formToGroup, groupToForm, NEW_GROUP_VALUES, validUserIds, type LogicalGroupFormValues } from './groupForm';
+import {
+  FAILOVER_FIELDS,
+  formToGroup,
+  groupErrorPath,
+  groupToForm,
+  NEW_GROUP_VALUES,
+  validUserIds,
+  type LogicalGroupFormValues,
+} from './groupForm';
 import { RouteList } from './RouteList';
 
 interface LogicalGroupDrawerProps {
@@ -51,6 +60,14 @@ export function LogicalGroupDrawer({ open, group, onClose }: LogicalGroupDrawerP
       message.success(t('common.saved'));
       onClose();
     } catch (err) {
+      const path = err instanceof ApiError ? groupErrorPath(err.field) : null;
+      if (path && err instanceof Error) {
+        // The path comes from the server's field name, so the form's typed paths cannot describe it.
+        const name = path as unknown as Parameters<typeof form.scrollToField>[0];
+        form.setFields([{ name, errors: [err.message] }]);
+        form.scrollToField(name);
+        return;
+      }
       const text = applyServerError(form, err);
       if (text) message.error(text);
     }
@@ -96,7 +113,7 @@ export function LogicalGroupDrawer({ open, group, onClose }: LogicalGroupDrawerP
             </Form.Item>
           </Col>
           <Col xs={24} md={12}>
-            <Form.Item name="display_name" label={t('logicalGroups.displayName')} rules={[{ max: 64, message: t('validation.tooLong', { max: 64 }) }]}>
+            <Form.Item name="display_name" label={t('logicalGroups.displayName')} rules={[{ max: 128, message: t('validation.tooLong', { max: 128 }) }]}>
               <Input />
             </Form.Item>
           </Col>
@@ -112,11 +129,6 @@ export function LogicalGroupDrawer({ open, group, onClose }: LogicalGroupDrawerP
           </Col>
           <Col xs={12} md={8}>
             <Form.Item name="enabled" label={t('common.enabled')} valuePropName="checked">
-              <Switch />
-            </Form.Item>
-          </Col>
-          <Col xs={12} md={8}>
-            <Form.Item name="selectable" label={t('logicalGroups.selectable')} valuePropName="checked" tooltip={t('logicalGroups.selectableHint')}>
               <Switch />
             </Form.Item>
           </Col>
@@ -175,10 +187,10 @@ export function LogicalGroupDrawer({ open, group, onClose }: LogicalGroupDrawerP
                 extra={defaultText(d?.sticky?.ttl_s?.[level])}
               >
                 <InputNumber
-                  min={0}
+                  min={1}
                   precision={0}
                   style={{ width: '100%' }}
-                  disabled={!levels.includes(level)}
+                  disabled={levels.length > 0 && !levels.includes(level)}
                   placeholder={d?.sticky?.ttl_s?.[level] !== undefined ? String(d.sticky.ttl_s[level]) : undefined}
                   suffix={t('logicalGroups.secondsShort')}
                 />
@@ -203,7 +215,15 @@ export function LogicalGroupDrawer({ open, group, onClose }: LogicalGroupDrawerP
             </Col>
           ))}
         </Row>
-        <Form.Item name="return_to_primary_s" label={t('logicalGroups.returnToPrimary')} extra={t('logicalGroups.returnToPrimaryHint')}>
+        <Form.Item
+          name="return_to_primary_s"
+          label={t('logicalGroups.returnToPrimary')}
+          extra={
+            d?.return_to_primary_s
+              ? `${t('logicalGroups.returnToPrimaryHint')} · ${t('logicalGroups.defaultValue', { value: d.return_to_primary_s })}`
+              : t('logicalGroups.returnToPrimaryHint')
+          }
+        >
           <InputNumber min={0} precision={0} style={{ width: 200 }} suffix={t('logicalGroups.secondsShort')} />
         </Form.Item>
 

@@ -9,7 +9,7 @@ interface RouteListProps {
   channelsLoading?: boolean;
 }
 
-const ROUTE_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
+const ROUTE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * The group's routes as an ordered list inside the surrounding Form (field `routes`): the top route is tried
@@ -22,15 +22,7 @@ export function RouteList({ channelOptions, channelsLoading }: RouteListProps) {
   const [dragOver, setDragOver] = useState<number | null>(null);
 
   return (
-    <Form.List
-      name="routes"
-      rules={[
-        {
-          validator: (_, routes: RouteFormValues[] | undefined) =>
-            routes && routes.length > 0 ? Promise.resolve() : Promise.reject(new Error(t('logicalGroups.routesRequired'))),
-        },
-      ]}
-    >
+    <Form.List name="routes">
       {(fields, { add, remove, move }, { errors }) => {
         const endDrag = () => {
           setDragFrom(null);
@@ -161,6 +153,11 @@ export function RouteList({ channelOptions, channelsLoading }: RouteListProps) {
               </Card>
             ))}
             <Form.ErrorList errors={errors} />
+            {fields.length === 0 ? (
+              <Typography.Text type="secondary" data-testid="no-routes">
+                {t('logicalGroups.noRoutesHint')}
+              </Typography.Text>
+            ) : null}
             {fields.length > 1 ? <Typography.Text type="secondary">{t('logicalGroups.routesOrderHint')}</Typography.Text> : null}
             <Button type="dashed" icon={<PlusOutlined />} onClick={() => add({ name: '', weight: 1, channels: [] })} data-testid="add-route">
               {t('logicalGroups.addRoute')}

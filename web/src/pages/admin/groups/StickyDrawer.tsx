@@ -6,6 +6,7 @@ import { useStickyView } from '../../../api/logicalGroups';
 import type { StickyBinding } from '../../../api/types';
 import { WIDE_DRAWER } from '../../../components/drawerSize';
 import { QueryError } from '../../../components/QueryError';
+import { HealthStateTag } from '../channels/HealthTag';
 import { formatTime } from '../../../lib/format';
 import { useFormat } from '../../../lib/useFormat';
 
@@ -43,6 +44,11 @@ export function StickyDrawer({ group, onClose }: { group: string | null; onClose
       <Descriptions column={1} size="small" bordered>
         <Descriptions.Item label={t('logicalGroups.stickyTotal')}>
           <span data-testid="sticky-total">{fmt.number(total)}</span>
+          {view.data?.truncated ? (
+            <Typography.Text type="secondary" style={{ marginInlineStart: 8 }}>
+              {t('logicalGroups.stickyTruncated', { counted: fmt.number(view.data.counted ?? 0) })}
+            </Typography.Text>
+          ) : null}
         </Descriptions.Item>
       </Descriptions>
       <Typography.Title level={5} style={{ marginTop: 24 }}>
@@ -50,13 +56,15 @@ export function StickyDrawer({ group, onClose }: { group: string | null; onClose
       </Typography.Title>
       <Table
         size="small"
-        rowKey="route"
+        rowKey={(r) => `${r.group ?? ''}/${r.route}`}
         pagination={false}
         loading={view.isPending && !!group}
         dataSource={view.data?.routes ?? []}
         locale={{ emptyText: t('logicalGroups.stickyEmpty') }}
         columns={[
-          { title: t('logicalGroups.route'), dataIndex: 'route', render: (v: string) => v || t('common.none') },
+          { title: t('logs.group'), dataIndex: 'group', render: (v?: string) => v || group || t('common.none') },
+          { title: t('logicalGroups.route'), dataIndex: 'route', render: (v: string) => v || t('logicalGroups.implicitRoute') },
+          { title: t('logicalGroups.routeState'), dataIndex: 'state', render: (v?: string) => (v ? <HealthStateTag state={v} /> : t('common.none')) },
           { title: t('logicalGroups.stickyCount'), dataIndex: 'count', render: (v: number) => fmt.number(v) },
           {
             title: t('logicalGroups.stickyShare'),
@@ -77,7 +85,8 @@ export function StickyDrawer({ group, onClose }: { group: string | null; onClose
         locale={{ emptyText: t('logicalGroups.stickyEmpty') }}
         columns={[
           { title: t('logicalGroups.stickyKind'), dataIndex: 'kind', render: (v: string) => t(`logicalGroups.level_${v}`, { defaultValue: v }) },
-          { title: t('logicalGroups.route'), dataIndex: 'route' },
+          { title: t('logs.group'), dataIndex: 'group', render: (v?: string) => v || group || t('common.none') },
+          { title: t('logicalGroups.route'), dataIndex: 'route', render: (v: string) => v || t('logicalGroups.implicitRoute') },
           { title: t('logs.channel'), dataIndex: 'channel_id' },
           { title: t('logs.keyIndex'), dataIndex: 'key_index' },
           { title: t('logicalGroups.stickySince'), dataIndex: 'since', render: (v: string) => (v ? formatTime(v) : t('common.none')) },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LogicalGroup } from '../../../api/types';
-import { formToGroup, groupToForm, moveItem, NEW_GROUP_VALUES, priorityAt, sortRoutes, validUserIds } from './groupForm';
+import { formToGroup, groupErrorPath, groupToForm, moveItem, NEW_GROUP_VALUES, priorityAt, sortRoutes, validUserIds } from './groupForm';
 
 const stored: LogicalGroup = {
   name: 'gpt-shared',
@@ -65,7 +65,7 @@ describe('logical group form', () => {
     expect(body.failover).toEqual(stored.failover);
     expect(body.return_to_primary_s).toBe(60);
     expect(body.access).toEqual({ all: false, tiers: ['vip'], users: [7] });
-    expect(body).toMatchObject({ name: 'gpt-shared', display_name: 'GPT shared', status: 'enabled', ratio: '1.5', selectable: true });
+    expect(body).toMatchObject({ name: 'gpt-shared', display_name: 'GPT shared', status: 'enabled', ratio: '1.5', selectable: false });
   });
 
   it('drops TTLs of unchecked levels and lists when access is for everyone', () => {
@@ -86,6 +86,31 @@ describe('logical group form', () => {
     expect(body.access).toEqual({ all: true, tiers: [], users: [] });
     expect(body.failover).toEqual({ consecutive_failures: 0, cooldown_s: 0, max_attempts: 0, deadline_s: 0 });
     expect(body.routes).toEqual([{ name: 'only', priority: 10, weight: 1, channels: [9] }]);
+  });
+
+  it('reads a group with null lists (as the API sends a bare group) and keeps it routeless', () => {
+    const bare = {
+      ...stored,
+      models: null,
+      access: { all: true, tiers: null, users: null },
+      sticky: { levels: null, ttl_s: null },
+      routes: null,
+    } as unknown as LogicalGroup;
+    const values = groupToForm(bare);
+    expect(values.routes).toEqual([]);
+    const body = formToGroup(values);
+    expect(body).toMatchObject({ models: [], routes: [], selectable: true, access: { all: true, tiers: [], users: [] } });
+    expect(body.sticky).toEqual({ levels: [], ttl_s: {} });
+  });
+
+  it('maps the server\'s field names onto editor fields', () => {
+    expect(groupErrorPath('routes[1].channels')).toEqual(['routes', 1, 'channels']);
+    expect(groupErrorPath('failover.cooldown_s')).toEqual(['failover', 'cooldown_s']);
+    expect(groupErrorPath('sticky.ttl_s.session')).toEqual(['sticky_ttl', 'session']);
+    expect(groupErrorPath('access.users')).toEqual(['access_users']);
+    expect(groupErrorPath('ratio')).toEqual(['ratio']);
+    expect(groupErrorPath('routes')).toBeNull();
+    expect(groupErrorPath(undefined)).toBeNull();
   });
 
   it('accepts only positive whole user ids', () => {

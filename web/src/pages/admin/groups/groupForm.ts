@@ -14,8 +14,8 @@ export interface LogicalGroupFormValues {
   description?: string;
   enabled: boolean;
   ratio: string;
-  selectable: boolean;
   models?: string[];
+  /** Every user may use the group (the API's access.all, which is also `selectable`). */
   access_all: boolean;
   access_tiers?: string[];
   /** User ids as typed (tags). */
@@ -38,7 +38,6 @@ export const NEW_GROUP_VALUES: LogicalGroupFormValues = {
   description: '',
   enabled: true,
   ratio: '1',
-  selectable: false,
   models: [],
   access_all: true,
   access_tiers: [],
@@ -47,7 +46,7 @@ export const NEW_GROUP_VALUES: LogicalGroupFormValues = {
   sticky_ttl: {},
   failover: {},
   return_to_primary_s: 0,
-  routes: [{ name: '', weight: 1, channels: [] }],
+  routes: [],
 };
 
 /** Routes highest priority first; equal priorities keep their stored order. */
@@ -86,9 +85,8 @@ export function groupToForm(group: LogicalGroup): LogicalGroupFormValues {
     description: group.description ?? '',
     enabled: group.status !== 'disabled',
     ratio: group.ratio || '1',
-    selectable: !!group.selectable,
     models: group.models ?? [],
-    access_all: group.access?.all ?? true,
+    access_all: group.access?.all ?? group.selectable ?? true,
     access_tiers: group.access?.tiers ?? [],
     access_users: (group.access?.users ?? []).map(String),
     sticky_levels: group.sticky?.levels ?? [],
@@ -117,7 +115,7 @@ export function formToGroup(values: LogicalGroupFormValues): LogicalGroupInput {
     description: values.description?.trim() ?? '',
     status: values.enabled ? 'enabled' : 'disabled',
     ratio: String(values.ratio).trim(),
-    selectable: !!values.selectable,
+    selectable: !!values.access_all,
     models: values.models ?? [],
     access: values.access_all ? { all: true, tiers: [], users: [] } : { all: false, tiers: values.access_tiers ?? [], users },
     sticky: { levels, ttl_s: ttl },
@@ -130,6 +128,32 @@ export function formToGroup(values: LogicalGroupFormValues): LogicalGroupInput {
       channels: r.channels ?? [],
     })),
   };
+}
+
+/**
+ * The editor field a server validation error names (`routes[1].channels`, `failover.cooldown_s`,
+ * `sticky.ttl_s.session`, `access.users`…), or null when the editor has no such field.
+ */
+export function groupErrorPath(field: string | undefined): (string | number)[] | null {
+  if (!field) return null;
+  const route = /^routes\[(\d+)\]\.(name|weight|channels)$/.exec(field);
+  if (route) return ['routes', Number(route[1]), route[2]];
+  const failover = /^failover\.(\w+)$/.exec(field);
+  if (failover && (FAILOVER_FIELDS as string[]).includes(failover[1])) return ['failover', failover[1]];
+  const ttl = /^sticky\.ttl_s\.(\w+)$/.exec(field);
+  if (ttl && (STICKY_LEVELS as string[]).includes(ttl[1])) return ['sticky_ttl', ttl[1]];
+  const simple: Record<string, string> = {
+    name: 'name',
+    display_name: 'display_name',
+    description: 'description',
+    ratio: 'ratio',
+    models: 'models',
+    'access.tiers': 'access_tiers',
+    'access.users': 'access_users',
+    'sticky.levels': 'sticky_levels',
+    return_to_primary_s: 'return_to_primary_s',
+  };
+  return simple[field] ? [simple[field]] : null;
 }
 
 /** True when every access-list entry is a positive integer user id. */

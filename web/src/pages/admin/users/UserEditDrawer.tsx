@@ -22,7 +22,7 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
 
   useEffect(() => {
     if (user) {
-      form.setFieldsValue({ role: user.role, group: user.group, tier: user.tier ?? '', status: user.status, email: user.email ?? '', rpm: user.rpm ?? 0, tpm: user.tpm ?? 0 });
+      form.setFieldsValue({ role: user.role, group: user.group, tier: user.tier || undefined, status: user.status, email: user.email ?? '', rpm: user.rpm ?? 0, tpm: user.tpm ?? 0 });
     }
   }, [user, form]);
 
@@ -31,7 +31,7 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
     const body: UserPatch = {};
     if (values.role !== user.role) body.role = values.role;
     if (values.group !== user.group) body.group = values.group;
-    if ((values.tier ?? '') !== (user.tier ?? '')) body.tier = values.tier ?? '';
+    if (values.tier && values.tier !== (user.tier ?? '')) body.tier = values.tier;
     if (values.status !== user.status) body.status = values.status;
     if ((values.email ?? '') !== (user.email ?? '')) body.email = values.email?.trim();
     if ((values.rpm ?? 0) !== (user.rpm ?? 0)) body.rpm = values.rpm ?? 0;
@@ -78,10 +78,7 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
           <Select
             loading={tiers.isPending}
             data-testid="user-tier"
-            options={[
-              { value: '', label: t('users.noTier') },
-              ...(tiers.data ?? []).map((tier) => ({ value: tier.name, label: `${tier.name} ×${tier.ratio}` })),
-            ]}
+            options={(tiers.data ?? []).map((tier) => ({ value: tier.name, label: `${tier.name} ×${tier.ratio}` }))}
           />
         </Form.Item>
         <Form.Item name="status" label={t('common.status')}>
