@@ -241,4 +241,61 @@ describe('admin: logical groups, tiers and breaker control', () => {
     assert.notEqual(reset.state, 'open');
     assert.ok(!reset.forced);
   });
+
+  test('a call through the group shows its group and route, and the admin sees the routing decision', async (t) => {
+    if (pending.groups) {
+      t.skip('PENDING BACKEND: GET /api/admin/logical-groups answers route_not_found');
+      return;
+    }
+    const self = await root('GET', '/api/user/self');
+    await root('POST', `/api/admin/users/${self.id}/quota`, { delta: 10_000_000, reason: 'e2e routing' });
+    await root('PUT', '/api/admin/pricing', [{ model: MODEL, input: '1', output: '2', cache_read: '0', cache_write: '0', per_call: '0' }]);
+    const token = await root('POST', '/api/tokens', { name: `routing-${suffix}`, group: GROUP });
+    assert.equal(token.group, GROUP);
+    await eventually(
+      async () => {
+        const res = await fetch(`${tollgate.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token.key}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+        return true;
+      },
+      { timeout: 10_000, what: `a call through ${GROUP}` },
+    );
+
+    const { page } = browser;
+    for (const [path, admin] of [
+      ['/console/logs', false],
+      ['/console/admin/logs', true],
+    ]) {
+      await withScreenshot(page, `routing-log-${admin ? 'admin' : 'user'}`, async () => {
+        await page.goto(`${tollgate.url}${path}`);
+        const row = rowWith(page, MODEL);
+        await eventually(
+          async () => {
+            if (await row.count()) return true;
+            await page.getByRole('button', { name: /refresh/i }).click();
+            return false;
+          },
+          { timeout: 20_000, interval: 1000, what: 'the call in the usage logs' },
+        );
+        await row.first().click();
+        await page.getByTestId('log-detail').waitFor();
+        assert.equal((await page.getByTestId('log-group').innerText()).trim(), GROUP);
+        // asxs is the top route again after the keyboard move, and its channel was reset after being forced open.
+        assert.equal((await page.getByTestId('log-route').innerText()).trim(), 'asxs');
+        if (admin) {
+          await page.getByTestId('log-decision').waitFor();
+          assert.match(await page.getByTestId('log-decision-chosen').innerText(), new RegExp(`${GROUP} / asxs · channel #${channelA.id}`));
+          assert.ok((await page.getByTestId('candidate-outcome').allInnerTexts()).includes('Chosen'));
+        } else {
+          assert.equal(await page.getByTestId('log-decision').count(), 0, 'users do not see the routing decision');
+        }
+        await page.keyboard.press('Escape');
+        await page.locator('.ant-drawer-open').waitFor({ state: 'detached' });
+      });
+    }
+  });
 });
