@@ -243,7 +243,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Admin:    &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
 		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health},
 		Metrics:  a.metricsRoute(),
-		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store), Settings: a.Settings},
+		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store), Settings: a.Settings, Tiers: a.Tiers},
 		Invites:  &controller.Invites{Invites: a.Invites},
 		Relay:    a.Relay,
 		Topups:   &controller.Topups{Payments: a.Payments, PublicURL: cfg.PublicURL},

@@ -2,9 +2,11 @@ package controller
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/shopspring/decimal"
 
 	"tollgate/middleware"
 	"tollgate/model"
@@ -21,6 +23,12 @@ type Billing struct {
 	Groups   *group.Service
 	Reader   *usagelog.Reader
 	Settings *setting.Service // show_channel_to_users
+	Tiers    TierRatios       // the caller's tier ratio on the public price list (nil: 1)
+}
+
+// TierRatios gives a tier's price ratio (implemented by service/tier).
+type TierRatios interface {
+	Ratio(name string) decimal.Decimal
 }
 
 // AdminPricing handles GET /api/admin/pricing.
@@ -51,19 +59,38 @@ func (h *Billing) ReplacePricing(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-// PublicPricing handles GET /api/pricing: prices after the caller's group ratio (default group when anonymous).
+// PublicPricing handles GET /api/pricing?group=&q=: what the caller pays per model — the price × the group's
+// ratio × the caller's tier ratio — in a group they may use (their own when none is named; "default" when
+// anonymous), for the models whose name contains q (any letter case).
 func (h *Billing) PublicPricing(c *gin.Context) {
-	g := "default"
-	if u := middleware.User(c); u != nil {
-		g = u.Group
+	g, tier := "default", ""
+	u := middleware.User(c)
+	if u != nil {
+		g, tier = u.Group, u.Tier
+	}
+	if want := c.Query("group"); want != "" && want != g {
+		if u == nil || !h.Groups.MayUse(u, want) {
+			middleware.Fail(c, apperr.New(http.StatusForbidden, "group_not_allowed", want))
+			return
+		}
+		g = want
 	}
 	ratio := h.Groups.Ratio(g)
-	ps := h.Pricing.All()
-	out := make([]gin.H, len(ps))
-	for i, p := range ps {
-		r := pricing.Row(p, &ratio)
-		out[i] = gin.H{"model": r.Model, "input": r.Input, "output": r.Output, "cache_read": r.CacheRead,
-			"cache_write": r.CacheWrite, "per_call": r.PerCall, "group": g, "group_ratio": ratio.String()}
+	tierRatio := decimal.NewFromInt(1)
+	if h.Tiers != nil {
+		tierRatio = h.Tiers.Ratio(tier)
+	}
+	total := ratio.Mul(tierRatio)
+	q := strings.ToLower(strings.TrimSpace(c.Query("q")))
+	out := []gin.H{}
+	for _, p := range h.Pricing.All() {
+		if q != "" && !strings.Contains(strings.ToLower(p.Model), q) {
+			continue
+		}
+		r := pricing.Row(p, &total)
+		out = append(out, gin.H{"model": r.Model, "input": r.Input, "output": r.Output, "cache_read": r.CacheRead,
+			"cache_write": r.CacheWrite, "per_call": r.PerCall, "group": g, "group_ratio": ratio.String(),
+			"tier": tier, "tier_ratio": tierRatio.String(), "ratio": total.String()})
 	}
 	c.JSON(http.StatusOK, out)
 }

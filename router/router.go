@@ -138,6 +138,8 @@ func New(h Handlers) *gin.Engine {
 	admin.GET("/channels/test/:job", h.Channels.TestJob)
 	admin.GET("/pricing", h.Billing.AdminPricing)
 	admin.PUT("/pricing", h.Billing.ReplacePricing)
+	admin.POST("/pricing/import", h.Billing.ImportPricing)
+	admin.GET("/pricing/export", h.Billing.ExportPricing)
 	admin.GET("/logs", h.Billing.AdminLogs)
 	admin.GET("/logs/stats", h.Billing.AdminStats)
 	admin.GET("/topups", h.Topups.AdminList)

@@ -212,7 +212,22 @@ func parseRow(r setting.PriceRow) (Price, error) {
 
 // Replace swaps the whole price table (PUT /api/admin/pricing).
 func (s *Service) Replace(ctx context.Context, actor audit.Actor, rows []setting.PriceRow) ([]Price, error) {
-	if len(rows) > 10000 {
+	out, err := check(rows)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.ReplacePrices(ctx, out); err != nil {
+		return nil, fmt.Errorf("save prices: %w", err)
+	}
+	s.audit.Record(ctx, actor, "pricing.replace", "", map[string]int{"rows": len(out)})
+	_ = s.Load(ctx)
+	_ = s.bus.Publish(ctx, Topic, "")
+	return s.All(), nil
+}
+
+// check parses and validates a whole price table: at most 10000 rows, each model once, decimals in range.
+func check(rows []setting.PriceRow) ([]Price, error) {
+	if len(rows) > maxCatalogRows {
 		return nil, apperr.Field("pricing", "at most 10000 rows")
 	}
 	seen := map[string]bool{}
@@ -231,13 +246,7 @@ func (s *Service) Replace(ctx context.Context, actor audit.Actor, rows []setting
 		seen[p.Model] = true
 		out = append(out, p)
 	}
-	if err := s.store.ReplacePrices(ctx, out); err != nil {
-		return nil, fmt.Errorf("save prices: %w", err)
-	}
-	s.audit.Record(ctx, actor, "pricing.replace", "", map[string]int{"rows": len(out)})
-	_ = s.Load(ctx)
-	_ = s.bus.Publish(ctx, Topic, "")
-	return s.All(), nil
+	return out, nil
 }
 
 // Row renders a price as decimal strings; with ratio non-nil, multiplied by it.
