@@ -299,3 +299,39 @@ describe('admin: logical groups, tiers and breaker control', () => {
     }
   });
 });
+
+describe('routing pages: no script errors', () => {
+  test('nothing above threw in the page', () => {
+    assert.deepEqual(browser.consoleErrors, []);
+  });
+});
+
+describe('phone width: routing pages', () => {
+  test('logical groups, their editor and tiers fit a 390 px screen', async () => {
+    const phone = await openBrowser();
+    const { page } = phone;
+    try {
+      await page.setViewportSize({ width: 390, height: 800 });
+      await withScreenshot(page, 'routing-phone', async () => {
+        await page.goto(`${tollgate.url}/login`);
+        await page.locator('#login_username').fill('root');
+        await page.locator('#login_password').fill(ROOT_PASSWORD);
+        await page.locator('form[id="login"] button[type="submit"]').click();
+        await page.waitForURL(/\/console/);
+        const width = () => page.locator('body').evaluate((body) => body.scrollWidth);
+        for (const path of ['/console/admin/groups', '/console/admin/tiers']) {
+          await page.goto(`${tollgate.url}${path}`);
+          await page.locator('h3').first().waitFor();
+          assert.ok((await width()) <= 391, `${path} is ${await width()}px wide on a 390px screen`);
+        }
+        await page.goto(`${tollgate.url}/console/admin/groups`);
+        await page.getByTestId('create-group').click();
+        await page.getByTestId('add-route').click();
+        await page.getByTestId('route-row').waitFor();
+        assert.ok((await width()) <= 391, `the group editor is ${await width()}px wide on a 390px screen`);
+      });
+    } finally {
+      await phone.close();
+    }
+  });
+});
