@@ -29,6 +29,7 @@ import (
 	"tollgate/service/cache"
 	"tollgate/service/channel"
 	"tollgate/service/group"
+	"tollgate/service/fleet"
 	"tollgate/service/health"
 	"tollgate/service/invite"
 	"tollgate/service/ledger"
@@ -64,6 +65,8 @@ type Options struct {
 	// RouteClock is the route breakers' and return-to-primary's time (nil: time.Now); tests move it past
 	// a group's cooldown.
 	RouteClock func() time.Time
+	// FleetClock is the fleet metrics' time (nil: time.Now); tests age buckets into hours.
+	FleetClock func() time.Time
 }
 
 // App is one running Tollgate node.
@@ -94,6 +97,8 @@ type App struct {
 	Redemptions *redemption.Service
 	// Tiers is the price tier book: Tiers.Ratio(user.Tier) multiplies prices on top of the group's ratio.
 	Tiers *tier.Service
+	// Fleet is the fleet-wide traffic book (per channel × model × minute, all nodes).
+	Fleet *fleet.Recorder
 	// Routing is the routing engine (logical groups → routes → channels) with the route breakers.
 	Routing *routing.Engine
 	Sticky  *sticky.Store
@@ -223,6 +228,11 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		LogLastFlush:  func() time.Time { return time.Unix(0, a.Logs.LastFlush.Load()) },
 	})
 	a.Relay.Metrics = a.Metrics
+	// Fleet-wide numbers per channel × model: each node writes its minutes, every node reads them all.
+	a.Fleet = fleet.New(a.Store, a.Cache, opt.FleetClock)
+	a.Fleet.Start()
+	a.closers = append(a.closers, a.Fleet.Close)
+	a.Relay.Fleet = a.Fleet
 	a.Redemptions = redemption.New(a.Store, a.Cache, a.Keys, a.Accounts, a.Audit, nil)
 	a.Prober = relay.NewProber(a.Relay, 4)
 	a.Prober.StartSchedule(func() time.Duration { return time.Duration(a.Settings.Get().ChannelTestInterval) * time.Second })
@@ -241,7 +251,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Auth:     &controller.Auth{Accounts: a.Accounts, Groups: a.Groups, Secure: cfg.CookieSecure},
 		Tokens:   &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
 		Admin:    &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
-		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health},
+		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health, Fleet: a.Fleet},
 		Metrics:  a.metricsRoute(),
 		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store), Settings: a.Settings, Tiers: a.Tiers},
 		Invites:  &controller.Invites{Invites: a.Invites},

@@ -12,6 +12,7 @@ import (
 	"tollgate/service/apperr"
 	"tollgate/service/audit"
 	"tollgate/service/channel"
+	"tollgate/service/fleet"
 	"tollgate/service/health"
 	"tollgate/service/secret"
 )
@@ -38,6 +39,8 @@ type healthSummary struct {
 	KeysCooling   int     `json:"keys_cooling"`
 	KeysDisabled  int     `json:"keys_disabled"`
 	CooldownUntil any     `json:"cooldown_until,omitempty"`
+	// Fleet is every node's traffic on the channel over the last hour (service/fleet).
+	Fleet *fleet.Stats `json:"fleet_1h,omitempty"`
 }
 
 func summarize(ch *channel.Channel, h health.ChannelHealth) healthSummary {
@@ -145,7 +148,11 @@ func (h *Channels) Health(c *gin.Context) {
 	if !ok {
 		return
 	}
-	c.JSON(http.StatusOK, healthView(ch, h.HealthOf.Snapshot(ch.ID, len(ch.Keys))))
+	v := healthView(ch, h.HealthOf.Snapshot(ch.ID, len(ch.Keys)))
+	if f := fleetOf(c.Request.Context(), h.Fleet, ch.ID); f != nil {
+		v["fleet"] = f
+	}
+	c.JSON(http.StatusOK, v)
 }
 
 // healthView is the health drawer's shape: the tracker's snapshot with masked keys and the channel's status.

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -10,6 +11,7 @@ import (
 	"tollgate/model"
 	"tollgate/service/apperr"
 	"tollgate/service/channel"
+	"tollgate/service/fleet"
 )
 
 // ModelLister asks an upstream which models it serves (implemented by the relay's adaptors).
@@ -23,6 +25,7 @@ type Channels struct {
 	Lister   ModelLister
 	Tester   ChannelTester
 	HealthOf HealthReader
+	Fleet    FleetReader // fleet-wide numbers in the list and the health view (nil: none)
 }
 
 // Create handles POST /api/admin/channels.
@@ -52,9 +55,19 @@ func (h *Channels) List(c *gin.Context) {
 		items = []*channel.View{}
 	}
 	snap := h.Channels.Snapshot()
+	var hour map[int64]fleet.Stats
+	if h.Fleet != nil {
+		if ss, err := h.Fleet.Window(c.Request.Context(), time.Hour); err == nil {
+			hour = fleet.ByChannel(ss)
+		}
+	}
 	for _, v := range items {
 		if ch, ok := snap.ByID[v.ID]; ok && h.HealthOf != nil {
-			v.Health = summarize(ch, h.HealthOf.Snapshot(ch.ID, len(ch.Keys)))
+			s := summarize(ch, h.HealthOf.Snapshot(ch.ID, len(ch.Keys)))
+			if f, ok := hour[ch.ID]; ok {
+				s.Fleet = &f
+			}
+			v.Health = s
 		}
 	}
 	c.JSON(http.StatusOK, Page[*channel.View]{Items: items, Total: total})

@@ -101,7 +101,7 @@ func (s *Store) Close() error {
 
 // allModels lists every table, in creation order.
 func allModels() []any {
-	return []any{&User{}, &Token{}, &Group{}, &Option{}, &AuditLog{}, &Session{}, &Channel{}, &Price{}, &UsageLog{}, &Credit{}, &TopupOrder{}, &Redemption{}, &Tier{}}
+	return []any{&User{}, &Token{}, &Group{}, &Option{}, &AuditLog{}, &Session{}, &Channel{}, &Price{}, &UsageLog{}, &Credit{}, &TopupOrder{}, &Redemption{}, &Tier{}, &FleetBucket{}}
 }
 
 // Migrate creates or updates the schema. It is idempotent; on MySQL a named lock makes two nodes starting

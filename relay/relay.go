@@ -61,6 +61,7 @@ type Deps struct {
 	Sticky   *sticky.Store
 	Routing  *routing.Engine // groups → routes → channels, the selector and the route breakers
 	Tiers    TierRatios      // user tier ratios (nil: every tier is 1)
+	Fleet    FleetRecorder   // fleet-wide metrics (nil: none)
 	Metrics  *metrics.Metrics
 	Headroom *Headroom // non-nil: overlap the reservation with the upstream call (remote ledgers)
 	// Clock is the time a request is admitted at, which places it in its key's spend windows and dates its

@@ -134,6 +134,7 @@ func New(h Handlers) *gin.Engine {
 	admin.POST("/channels/:id/test", h.Channels.Test)
 	admin.GET("/channels/:id/health", h.Channels.Health)
 	admin.POST("/channels/:id/breaker", h.Breakers.Force)
+	admin.GET("/fleet", h.Channels.FleetWindow)
 	admin.POST("/channels/test", h.Channels.TestMany)
 	admin.GET("/channels/test/:job", h.Channels.TestJob)
 	admin.GET("/pricing", h.Billing.AdminPricing)
