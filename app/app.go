@@ -42,6 +42,7 @@ import (
 	"tollgate/service/routing"
 	"tollgate/service/secret"
 	"tollgate/service/setting"
+	"tollgate/service/stats"
 	"tollgate/service/sticky"
 	"tollgate/service/tier"
 	"tollgate/service/token"
@@ -265,6 +266,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Tiers:       &controller.Tiers{Tiers: a.Tiers},
 		Groups:      &controller.Groups{Groups: a.Groups, Sticky: a.Sticky, Routing: a.Routing},
 		Breakers:    &controller.Breakers{Channels: a.Channels, Health: a.Health, Audit: a.Audit},
+		Stats:       &controller.Stats{Stats: stats.New(a.Store, a.Channels, nil)},
 	})
 	ok = true
 	return a, generated, nil

@@ -3,6 +3,8 @@ package model
 import (
 	"context"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // BodyOverride edits fields of the upstream request body (gjson/sjson paths).
@@ -28,6 +30,16 @@ type BreakerOverrides struct {
 	MaxCooldownMs    int     `json:"max_cooldown_ms,omitempty"`
 	HalfOpenProbes   int     `json:"half_open_probes,omitempty"`
 	CloseAfter       int     `json:"close_after,omitempty"`
+}
+
+// CostPrice is an upstream's price: decimal USD per 1M tokens by kind, or a fixed USD price per call (which
+// replaces the token prices), like Price.
+type CostPrice struct {
+	Input      decimal.Decimal `json:"input"`
+	Output     decimal.Decimal `json:"output"`
+	CacheRead  decimal.Decimal `json:"cache_read"`
+	CacheWrite decimal.Decimal `json:"cache_write"`
+	PerCall    decimal.Decimal `json:"per_call"`
 }
 
 // Channel is one upstream account: a protocol, a base URL, its keys and what it serves.
@@ -58,8 +70,14 @@ type Channel struct {
 	// HeaderPassthrough names the client request headers forwarded to this upstream as they came (e.g.
 	// User-Agent, session_id, x-app, originator, which coding-agent upstreams key their caches on).
 	HeaderPassthrough JSON[[]string] `gorm:"type:text"`
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// CostPrice is what the upstream charges for every model (USD per 1M tokens by kind, or per call); CostRatio
+	// instead prices it as a multiple of the sell price; CostPrices overrides either per (public) model name.
+	// Nothing set: the upstream cost is 0. They price usage_logs.upstream_cost (see pricing.UpstreamCost).
+	CostPrice  JSON[*CostPrice]           `gorm:"type:text"`
+	CostRatio  decimal.NullDecimal        `gorm:"type:varchar(40)"`
+	CostPrices JSON[map[string]CostPrice] `gorm:"type:text"`
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // ChannelFilter narrows ListChannels.

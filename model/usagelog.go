@@ -77,6 +77,9 @@ type UsageLog struct {
 	// the relay translated the call): openai, responses, anthropic, gemini.
 	ClientProtocol   string `gorm:"type:varchar(16);not null;default:''" json:"client_protocol"`
 	UpstreamProtocol string `gorm:"type:varchar(16);not null;default:''" json:"upstream_protocol"`
+	// UpstreamCost is what the serving channel's upstream charged for the same metered usage (its cost price,
+	// or the sell price × its cost ratio), in units: profit = Cost − UpstreamCost. Admins only.
+	UpstreamCost int64 `gorm:"not null;default:0" json:"upstream_cost"`
 }
 
 // LogFilter narrows ListLogs and LogStats; zero fields are ignored.
@@ -164,7 +167,7 @@ func (s *Store) LogStatsByDay(ctx context.Context, f LogFilter) ([]LogRow, error
 // logColumns are the usage_logs columns InsertLogs writes, in logValues order.
 var logColumns = []string{"request_id", "created_at", "user_id", "token_id", "channel_id", "model", "upstream_model",
 	"endpoint", "stream", "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens",
-	"usage_estimated", "cost", "price", "group_ratio", "status", "http_status", "error_class", "error", "elapsed_ms",
+	"usage_estimated", "cost", "upstream_cost", "price", "group_ratio", "status", "http_status", "error_class", "error", "elapsed_ms",
 	"first_byte_ms", "client_ip", "attempts", "sticky", "is_test", "username", "token_name", "channel_name",
 	"client_request_id", "error_code", "error_shown", "client_protocol", "upstream_protocol", "log_group", "route",
 	"decision"}
@@ -178,7 +181,7 @@ func logValues(l *UsageLog, out []any) []any {
 	}
 	return append(out, l.RequestID, l.CreatedAt, l.UserID, l.TokenID, l.ChannelID, l.Model, l.UpstreamModel,
 		l.Endpoint, l.Stream, l.PromptTokens, l.CompletionTokens, l.CacheReadTokens, l.CacheWriteTokens,
-		l.UsageEstimated, l.Cost, price, l.GroupRatio, l.Status, l.HTTPStatus, l.ErrorClass, l.Error, l.ElapsedMs,
+		l.UsageEstimated, l.Cost, l.UpstreamCost, price, l.GroupRatio, l.Status, l.HTTPStatus, l.ErrorClass, l.Error, l.ElapsedMs,
 		l.FirstByteMs, l.ClientIP, attempts, l.Sticky, l.IsTest, l.Username, l.TokenName, l.ChannelName,
 		l.ClientRequestID, l.ErrorCode, l.ErrorShown, l.ClientProtocol, l.UpstreamProtocol, l.Group, l.Route, decision)
 }

@@ -103,6 +103,10 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 	}
 	if out.ch != nil {
 		l.ChannelID, l.ChannelName, l.UpstreamModel = out.ch.ID, out.ch.Name, out.ch.UpstreamModel(rq.model)
+		if billed && rq.billable() {
+			// The same metered usage, priced at what this channel's upstream charges: snapshot fields only.
+			l.UpstreamCost = pricing.UpstreamCost(&out.ch.Channel, rq.model, rq.price, usage)
+		}
 	}
 	l.Sticky = out.sticky
 	l.Group, l.Route = out.group, out.route

@@ -39,6 +39,8 @@ type Handlers struct {
 	Tiers *controller.Tiers
 	// Breakers serves the admin's breaker control (force open/close/half_open/reset).
 	Breakers *controller.Breakers
+	// Stats serves the admin's revenue, upstream cost and profit reports.
+	Stats *controller.Stats
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -143,6 +145,10 @@ func New(h Handlers) *gin.Engine {
 	admin.GET("/pricing/export", h.Billing.ExportPricing)
 	admin.GET("/logs", h.Billing.AdminLogs)
 	admin.GET("/logs/stats", h.Billing.AdminStats)
+	admin.GET("/stats/channels", h.Stats.Channels)
+	admin.GET("/stats/models", h.Stats.Models)
+	admin.GET("/stats/days", h.Stats.Days)
+	admin.GET("/stats/users", h.Stats.Users)
 	admin.GET("/topups", h.Topups.AdminList)
 	admin.GET("/topups/:order_no", h.Topups.AdminOrder)
 	admin.POST("/redemptions", h.Redemptions.Create)

@@ -11,9 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"tollgate/model"
 	"tollgate/service/apperr"
 	"tollgate/service/audit"
+	"tollgate/service/pricing"
 	"tollgate/service/secret"
 )
 
@@ -41,6 +44,11 @@ type Input struct {
 	// MaxConcurrency and KeyMaxConcurrency cap in-flight upstream requests per node (0 = none).
 	MaxConcurrency    *int `json:"max_concurrency"`
 	KeyMaxConcurrency *int `json:"key_max_concurrency"`
+	// CostPrice is what the upstream charges (USD per 1M tokens / per call; all empty = none), CostRatio a
+	// multiple of the sell price instead ("" = none), CostPrices per-model prices that override either.
+	CostPrice  *pricing.CostPriceRow            `json:"cost_price"`
+	CostRatio  *string                          `json:"cost_ratio"`
+	CostPrices *map[string]pricing.CostPriceRow `json:"cost_prices"`
 }
 
 // View is a channel as the admin API shows it: keys masked.
@@ -67,8 +75,12 @@ type View struct {
 	HeaderPassthrough []string               `json:"header_passthrough"`
 	MaxConcurrency    int                    `json:"max_concurrency"`
 	KeyMaxConcurrency int                    `json:"key_max_concurrency"`
-	CreatedAt         time.Time              `json:"created_at"`
-	Health            any                    `json:"health,omitempty"`
+	// CostPrice and CostRatio are null when not set; CostPrices is {} without overrides.
+	CostPrice  *model.CostPrice           `json:"cost_price"`
+	CostRatio  *decimal.Decimal           `json:"cost_ratio"`
+	CostPrices map[string]model.CostPrice `json:"cost_prices"`
+	CreatedAt  time.Time                  `json:"created_at"`
+	Health     any                        `json:"health,omitempty"`
 }
 
 // ViewOf renders a snapshot channel for the API.
@@ -88,6 +100,14 @@ func ViewOf(c *Channel) *View {
 	}
 	if v.StatusCodeMapping == nil {
 		v.StatusCodeMapping = map[string]int{}
+	}
+	v.CostPrice, v.CostPrices = c.CostPrice.V, c.CostPrices.V
+	if c.CostRatio.Valid {
+		r := c.CostRatio.Decimal
+		v.CostRatio = &r
+	}
+	if v.CostPrices == nil {
+		v.CostPrices = map[string]model.CostPrice{}
 	}
 	return v
 }
@@ -298,6 +318,49 @@ func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]
 			return apperr.Field("tag", "at most 64 characters")
 		}
 		row.Tag = *in.Tag
+	}
+	return applyCost(row, in)
+}
+
+// applyCost validates and writes the upstream cost terms: a price for every model or a ratio of the sell
+// price (not both), and per-model prices (at most 2000 models, names of 1-128 characters).
+func applyCost(row *model.Channel, in Input) error {
+	if in.CostPrice != nil {
+		p, err := pricing.ParseCostPrice("cost_price", *in.CostPrice)
+		if err != nil {
+			return err
+		}
+		row.CostPrice.V = nil
+		if !pricing.IsZeroCost(p) {
+			row.CostPrice.V = &p
+		}
+	}
+	if in.CostRatio != nil {
+		r, err := pricing.ParseCostRatio("cost_ratio", *in.CostRatio)
+		if err != nil {
+			return err
+		}
+		row.CostRatio = r
+	}
+	if row.CostPrice.V != nil && row.CostRatio.Valid {
+		return apperr.Field("cost_ratio", "either cost_price or cost_ratio, not both (send the other one empty)")
+	}
+	if in.CostPrices != nil {
+		if len(*in.CostPrices) > 2000 {
+			return apperr.Field("cost_prices", "at most 2000 models")
+		}
+		out := make(map[string]model.CostPrice, len(*in.CostPrices))
+		for name, r := range *in.CostPrices {
+			if name == "" || len(name) > 128 || strings.TrimSpace(name) != name {
+				return apperr.Field("cost_prices", "model names of 1-128 characters, without surrounding spaces")
+			}
+			p, err := pricing.ParseCostPrice("cost_prices."+name, r)
+			if err != nil {
+				return err
+			}
+			out[name] = p
+		}
+		row.CostPrices.V = out
 	}
 	return nil
 }
