@@ -42,13 +42,13 @@ test-go: test-go-sqlite test-go-mysql
 
 test-go-sqlite:
 	@echo "== Go tests: SQLite + in-process cache =="
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 test-go-mysql:
 	@if (exec 3<>/dev/tcp/127.0.0.1/3306) 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then \
 		echo "== Go tests: MariaDB + Redis =="; \
 		TOLLGATE_TEST_MYSQL_DSN='$(TEST_MYSQL_DSN)' TOLLGATE_TEST_REDIS_URL='$(TEST_REDIS_URL)' REDIS_URL='$(TEST_REDIS_URL)' \
-			$(GO) test -race -count=1 $(PKGS); \
+			$(GO) test -race -count=1 -timeout 30m $(PKGS); \
 	else \
 		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
 		echo "!! SKIPPED: MariaDB (127.0.0.1:3306) or Redis (127.0.0.1:6379) is not reachable !!"; \
@@ -74,3 +74,14 @@ clean:
 ## when not installed (bash e2e/realclients/install.sh). REALCLIENTS_MODE=same: no translation. See the script.
 test-clients:
 	bash e2e/realclients/run.sh
+
+.PHONY: seed-logs measure-logs
+N ?= 10000000
+LOGS_DSN ?= root:@tcp(127.0.0.1:3306)/tollgate_logbench
+## seed-logs: (re)create the MariaDB database LOGS_DSN and fill it with N realistic usage log rows (bench/logs)
+seed-logs:
+	LOGS_DSN='$(LOGS_DSN)' $(GO) run ./bench/logs seed -n $(N)
+
+## measure-logs: log pages, 30-day stats and 30-day retention on LOGS_DSN (retention deletes: seed again after)
+measure-logs:
+	LOGS_DSN='$(LOGS_DSN)' $(GO) run ./bench/logs measure
