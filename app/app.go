@@ -94,6 +94,9 @@ type App struct {
 	Payments *payment.Service
 	Handler  http.Handler
 
+	// Retention deletes usage logs older than log_retention_days (one node at a time).
+	Retention *usagelog.Retention
+
 	// Redemptions is the redemption-code book.
 	Redemptions *redemption.Service
 	// Tiers is the price tier book: Tiers.Ratio(user.Tier) multiplies prices on top of the group's ratio.
@@ -131,6 +134,10 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.closers = append(a.closers, func(context.Context) error { return a.Store.Close() })
 	if err := a.Store.Migrate(ctx); err != nil {
 		return nil, "", fmt.Errorf("migrate: %w", err)
+	}
+	logOpts, err := a.openLogs(ctx) // LOG_SQL_DSN: usage logs in their own database
+	if err != nil {
+		return nil, "", err
 	}
 	if err := a.Store.EnsureDefaultGroup(ctx); err != nil {
 		return nil, "", fmt.Errorf("default group: %w", err)
@@ -198,8 +205,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	if err := errors.Join(a.Settings.Load(ctx), a.Groups.Load(ctx), a.Tiers.Load(ctx), a.Channels.Load(ctx), a.Pricing.Load(ctx)); err != nil {
 		return nil, "", err
 	}
-	a.Logs = usagelog.NewWriter(a.Store, 8192, 500, 200*time.Millisecond)
+	a.Logs = usagelog.NewWriter(a.Store, 8192, 500, 200*time.Millisecond, logOpts...)
 	a.closers = append(a.closers, func(ctx context.Context) error { return a.Logs.Close(ctx) })
+	a.startRetention()
 	// Every channel type, declared once with its adaptor: the admin API accepts exactly these.
 	adaptors := adaptor.Registry{
 		channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{ChatOnly: true},

@@ -32,6 +32,11 @@ type Config struct {
 	CookieSecure   CookieSecure
 	PublicURL      string // the site's public base URL for payment notify/return URLs; empty: from the request
 	StripeAPIBase  string // Stripe API base URL (a proxy, or a fake in tests); empty: https://api.stripe.com
+	// LogSQLDSN puts usage logs and their daily sums in their own MySQL database (empty: the main one);
+	// LogSpoolDir and LogSpoolMaxBytes bound the on-disk spool that holds log rows while it is down.
+	LogSQLDSN        string
+	LogSpoolDir      string
+	LogSpoolMaxBytes int64
 }
 
 // CookieSecure says when the console's refresh cookie carries the Secure flag (COOKIE_SECURE).
@@ -88,6 +93,22 @@ func Load(getenv func(string) string) (Config, error) {
 	c.SQLDSN = strings.TrimSpace(getenv("SQL_DSN"))
 	if c.SQLDSN != "" && !strings.Contains(c.SQLDSN, "@") && !strings.Contains(c.SQLDSN, "/") {
 		return c, &FieldError{"SQL_DSN", "expected a MySQL DSN like user:pass@tcp(host:3306)/db?parseTime=true"}
+	}
+	c.LogSQLDSN = strings.TrimSpace(getenv("LOG_SQL_DSN"))
+	if c.LogSQLDSN != "" && !strings.Contains(c.LogSQLDSN, "@") && !strings.Contains(c.LogSQLDSN, "/") {
+		return c, &FieldError{"LOG_SQL_DSN", "expected a MySQL DSN like user:pass@tcp(host:3306)/logs (MySQL only)"}
+	}
+	c.LogSpoolDir = getenv("LOG_SPOOL_DIR")
+	if c.LogSpoolDir == "" {
+		c.LogSpoolDir = filepath.Join(c.DataDir, "log-spool")
+	}
+	c.LogSpoolMaxBytes = 1 << 30
+	if v := strings.TrimSpace(getenv("LOG_SPOOL_MAX_BYTES")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1<<20 {
+			return c, &FieldError{"LOG_SPOOL_MAX_BYTES", "bytes, at least 1048576 (1 MiB)"}
+		}
+		c.LogSpoolMaxBytes = n
 	}
 	c.SQLitePath = getenv("SQLITE_PATH")
 	if c.SQLitePath == "" {
@@ -213,6 +234,7 @@ func (c Config) Masked() []any {
 		"trusted_proxies", strings.Join(c.TrustedProxies, ","), "metrics_token", mask(c.MetricsToken), "metrics_addr", c.MetricsAddr,
 		"cookie_secure", string(c.CookieSecure),
 		"public_url", c.PublicURL, "stripe_api_base", c.StripeAPIBase,
+		"log_sql_dsn", maskDSN(c.LogSQLDSN), "log_spool_dir", c.LogSpoolDir, "log_spool_max_bytes", c.LogSpoolMaxBytes,
 	}
 }
 

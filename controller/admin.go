@@ -114,7 +114,28 @@ func (h *Admin) AuditList(c *gin.Context) {
 	if !ok {
 		return
 	}
-	items, total, err := h.Audit.List(c.Request.Context(), model.AuditFilter{ActorID: actor, Action: c.Query("action")}, pageOf(c))
+	f := model.AuditFilter{ActorID: actor, Action: c.Query("action")}
+	if _, keyset := c.GetQuery("cursor"); keyset { // keyset pages: no COUNT, no OFFSET
+		cursor, ok := queryInt64(c, "cursor")
+		if !ok {
+			return
+		}
+		limit, ok := queryInt64(c, "limit")
+		if !ok {
+			return
+		}
+		if limit <= 0 || limit > 200 {
+			limit = 50
+		}
+		items, next, err := h.Audit.After(c.Request.Context(), f, cursor, int(limit))
+		if err != nil {
+			middleware.Fail(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, gin.H{"items": items, "next_cursor": next})
+		return
+	}
+	items, total, err := h.Audit.List(c.Request.Context(), f, pageOf(c))
 	if err != nil {
 		middleware.Fail(c, err)
 		return

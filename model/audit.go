@@ -37,6 +37,24 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter, p Page) ([]AuditLo
 	return newestPage[AuditLog](q, p)
 }
 
+// AuditAfter is ListAudit as a keyset: up to limit entries with id < before (0 = newest), newest first, on
+// the primary key (and the actor index), with no COUNT and no OFFSET, so a deep page costs what the first does.
+func (s *Store) AuditAfter(ctx context.Context, f AuditFilter, before int64, limit int) ([]AuditLog, error) {
+	q := s.DB.WithContext(ctx).Model(&AuditLog{})
+	if f.ActorID != 0 {
+		q = q.Where("actor_id = ?", f.ActorID)
+	}
+	if f.Action != "" {
+		q = q.Where("action = ?", f.Action)
+	}
+	if before > 0 {
+		q = q.Where("id < ?", before)
+	}
+	var out []AuditLog
+	err := q.Order("id DESC").Limit(limit).Find(&out).Error
+	return out, err
+}
+
 // CreateAudit appends one audit entry.
 func (s *Store) CreateAudit(ctx context.Context, a *AuditLog) error {
 	return s.CreateAuditTx(ctx, s.DB, a)

@@ -23,7 +23,7 @@ func (s *Store) LoadToken(ctx context.Context, tokenID int64) (int64, error) {
 // window's first touch). It reads the (token_id, created_at) index.
 func (s *Store) LoadSpent(ctx context.Context, tokenID int64, from, to time.Time) (int64, error) {
 	var n struct{ Spent int64 }
-	err := s.DB.WithContext(ctx).Model(&UsageLog{}).Select("COALESCE(SUM(cost), 0) AS spent").
+	err := s.LogStore().DB.WithContext(ctx).Model(&UsageLog{}).Select("COALESCE(SUM(cost), 0) AS spent").
 		Where("token_id = ? AND created_at >= ? AND created_at < ?", tokenID, from.UTC(), to.UTC()).Take(&n).Error
 	return n.Spent, translate(err)
 }
@@ -39,7 +39,7 @@ func (s *Store) SpentByTokens(ctx context.Context, tokenIDs []int64, from, to ti
 		TokenID int64
 		Spent   int64
 	}
-	err := s.DB.WithContext(ctx).Model(&UsageLog{}).Select("token_id, COALESCE(SUM(cost), 0) AS spent").
+	err := s.LogStore().DB.WithContext(ctx).Model(&UsageLog{}).Select("token_id, COALESCE(SUM(cost), 0) AS spent").
 		Where("token_id IN ? AND created_at >= ? AND created_at < ?", tokenIDs, from.UTC(), to.UTC()).
 		Group("token_id").Find(&rows).Error
 	if err != nil {

@@ -26,6 +26,7 @@ var ErrDuplicate = errors.New("duplicate")
 type Store struct {
 	DB   *gorm.DB
 	Kind string // "mysql" or "sqlite"
+	logs *Store // usage logs' own database (LOG_SQL_DSN, AttachLogs); nil: logs live in DB
 }
 
 // Open connects to MySQL when dsn is non-empty, else to the SQLite file at sqlitePath.
@@ -101,7 +102,7 @@ func (s *Store) Close() error {
 
 // allModels lists every table, in creation order.
 func allModels() []any {
-	return []any{&User{}, &Token{}, &Group{}, &Option{}, &AuditLog{}, &Session{}, &Channel{}, &Price{}, &UsageLog{}, &Credit{}, &TopupOrder{}, &Redemption{}, &Tier{}, &FleetBucket{}}
+	return []any{&User{}, &Token{}, &Group{}, &Option{}, &AuditLog{}, &Session{}, &Channel{}, &Price{}, &UsageLog{}, &Credit{}, &TopupOrder{}, &Redemption{}, &Tier{}, &FleetBucket{}, &UsageDailyKey{}, &UsageDailyChannel{}}
 }
 
 // Migrate creates or updates the schema. It is idempotent; on MySQL a named lock makes two nodes starting
@@ -129,8 +130,14 @@ func migrate(db *gorm.DB) error {
 		return err
 	}
 	hadUsers, hadCredits := db.Migrator().HasTable(&User{}), db.Migrator().HasTable(&Credit{})
+	hadDaily := db.Migrator().HasTable(&UsageDailyKey{})
 	if err := db.AutoMigrate(allModels()...); err != nil {
 		return err
+	}
+	if !hadDaily {
+		if err := backfillDaily(db); err != nil {
+			return err
+		}
 	}
 	if hadUsers && !hadCredits {
 		return openingCredits(db)

@@ -34,11 +34,11 @@ type UsageLog struct {
 	// ClientRequestID is the caller's X-Request-Id (sanitised): a label to search by, not unique.
 	ClientRequestID string `gorm:"type:varchar(64);not null;default:'';index:idx_logs_client_request" json:"client_request_id"`
 	// One index per lookup path, each ending in the time so range filters and newest-first reads use it.
-	CreatedAt        time.Time            `gorm:"not null;index;index:idx_logs_user_time,priority:2;index:idx_logs_token_time,priority:2;index:idx_logs_channel_time,priority:2;index:idx_logs_model_time,priority:2" json:"created_at"`
-	UserID           int64                `gorm:"not null;index:idx_logs_user_time,priority:1" json:"user_id"`
+	CreatedAt        time.Time            `gorm:"not null;index;index:idx_logs_user_time,priority:2;index:idx_logs_token_time,priority:2;index:idx_logs_channel_time,priority:2;index:idx_logs_model_time,priority:2;index:idx_logs_user_model_time,priority:3" json:"created_at"`
+	UserID           int64                `gorm:"not null;index:idx_logs_user_time,priority:1;index:idx_logs_user_model_time,priority:1" json:"user_id"`
 	TokenID          int64                `gorm:"not null;index:idx_logs_token_time,priority:1" json:"token_id"`
 	ChannelID        int64                `gorm:"not null;index:idx_logs_channel_time,priority:1" json:"channel_id"`
-	Model            string               `gorm:"type:varchar(128);not null;index:idx_logs_model_time,priority:1" json:"model"`
+	Model            string               `gorm:"type:varchar(128);not null;index:idx_logs_model_time,priority:1;index:idx_logs_user_model_time,priority:2" json:"model"`
 	UpstreamModel    string               `gorm:"type:varchar(128);not null;default:''" json:"upstream_model"`
 	Endpoint         string               `gorm:"type:varchar(32);not null;default:''" json:"endpoint"`
 	Stream           bool                 `gorm:"not null;default:false" json:"stream"`
@@ -121,14 +121,25 @@ func (f LogFilter) apply(q *gorm.DB) *gorm.DB {
 	return q
 }
 
-// ListLogs returns up to limit logs with id < before (0 = newest), newest first.
+// ListLogs returns up to limit logs after the row before (0 = newest), newest first: a keyset on
+// (created_at, id), so every page, however deep, reads only its own rows from a (filter…, created_at) index.
+// A cursor row that is gone (retention deleted it) ends the list.
 func (s *Store) ListLogs(ctx context.Context, f LogFilter, before int64, limit int) ([]UsageLog, error) {
-	q := f.apply(s.DB.WithContext(ctx).Model(&UsageLog{}))
+	db := s.LogStore().DB.WithContext(ctx)
+	q := f.apply(db.Model(&UsageLog{}))
 	if before > 0 {
-		q = q.Where("id < ?", before)
+		var at struct{ CreatedAt time.Time }
+		res := db.Model(&UsageLog{}).Select("created_at").Where("id = ?", before).Limit(1).Scan(&at)
+		if res.Error != nil {
+			return nil, res.Error
+		}
+		if res.RowsAffected == 0 {
+			return nil, nil
+		}
+		q = q.Where("(created_at < ? OR (created_at = ? AND id < ?))", at.CreatedAt, at.CreatedAt, before)
 	}
 	var out []UsageLog
-	err := q.Order("id DESC").Limit(limit).Find(&out).Error
+	err := q.Order("created_at DESC, id DESC").Limit(limit).Find(&out).Error
 	return out, err
 }
 
@@ -144,7 +155,7 @@ type LogRow struct {
 // LogStats sums logs per model, and returns the raw (created_at, cost, tokens) needed for per-day buckets.
 func (s *Store) LogStatsByModel(ctx context.Context, f LogFilter) ([]LogRow, error) {
 	var out []LogRow
-	err := f.apply(s.DB.WithContext(ctx).Model(&UsageLog{})).
+	err := f.apply(s.LogStore().DB.WithContext(ctx).Model(&UsageLog{})).
 		Select("model AS `key`, COUNT(*) AS requests, COALESCE(SUM(cost),0) AS cost, COALESCE(SUM(prompt_tokens),0) AS prompt_tokens, COALESCE(SUM(completion_tokens),0) AS completion_tokens").
 		Group("model").Order("cost DESC").Scan(&out).Error
 	return out, err
@@ -153,12 +164,10 @@ func (s *Store) LogStatsByModel(ctx context.Context, f LogFilter) ([]LogRow, err
 // LogStatsByDay sums logs per UTC day.
 func (s *Store) LogStatsByDay(ctx context.Context, f LogFilter) ([]LogRow, error) {
 	// DATE() would come back from MySQL as a time (parseTime) and render as "2026-01-02T00:00:00Z": format it.
-	day := "DATE_FORMAT(created_at, '%Y-%m-%d')"
-	if s.Kind == "sqlite" {
-		day = "substr(created_at, 1, 10)"
-	}
+	ls := s.LogStore()
+	day := dayExpr(ls.Kind)
 	var out []LogRow
-	err := f.apply(s.DB.WithContext(ctx).Model(&UsageLog{})).
+	err := f.apply(ls.DB.WithContext(ctx).Model(&UsageLog{})).
 		Select(day + " AS `key`, COUNT(*) AS requests, COALESCE(SUM(cost),0) AS cost, COALESCE(SUM(prompt_tokens),0) AS prompt_tokens, COALESCE(SUM(completion_tokens),0) AS completion_tokens").
 		Group(day).Order(day).Scan(&out).Error
 	return out, err
@@ -189,8 +198,15 @@ func logValues(l *UsageLog, out []any) []any {
 // InsertLogs writes a batch of logs inside tx, skipping request ids already written (settlement is
 // idempotent). It bypasses gorm's per-row reflection and RETURNING scan, which cost more than the insert.
 func (s *Store) InsertLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) error {
+	_, err := s.insertLogs(ctx, tx, logs)
+	return err
+}
+
+// insertLogs is InsertLogs that also counts the rows it wrote (not those it skipped).
+func (s *Store) insertLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) (int64, error) {
+	var n int64
 	if len(logs) == 0 {
-		return nil
+		return 0, nil
 	}
 	cols := strings.Join(logColumns, ", ")
 	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(logColumns)), ", ") + ")"
@@ -212,9 +228,13 @@ func (s *Store) InsertLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) er
 			args = logValues(&logs[i], args)
 		}
 		q := verb + " usage_logs (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
-		if _, err := db.ExecContext(ctx, q, args...); err != nil {
-			return err
+		res, err := db.ExecContext(ctx, q, args...)
+		if err != nil {
+			return n, err
+		}
+		if k, err := res.RowsAffected(); err == nil {
+			n += k
 		}
 	}
-	return nil
+	return n, nil
 }

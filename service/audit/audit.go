@@ -36,6 +36,24 @@ func (l *Log) Record(ctx context.Context, a Actor, action, target string, detail
 	}
 }
 
+// After lists up to limit entries older than cursor (0 = newest) and the next cursor (nil on the last page).
+func (l *Log) After(ctx context.Context, f model.AuditFilter, cursor int64, limit int) ([]model.AuditLog, *int64, error) {
+	items, err := l.store.AuditAfter(ctx, f, cursor, limit+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	var next *int64
+	if len(items) > limit {
+		items = items[:limit]
+		id := items[len(items)-1].ID
+		next = &id
+	}
+	if items == nil {
+		items = []model.AuditLog{}
+	}
+	return items, next, nil
+}
+
 // List pages through entries.
 func (l *Log) List(ctx context.Context, f model.AuditFilter, p model.Page) ([]model.AuditLog, int64, error) {
 	return l.store.ListAudit(ctx, f, p)

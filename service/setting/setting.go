@@ -65,6 +65,7 @@ type Settings struct {
 	DisplayCurrency      string      `json:"display_currency"`       // how money is shown: "USD", "CNY" (at DisplayRate) or "units"
 	DisplayRate          string      `json:"display_rate"`           // CNY per 1 USD when DisplayCurrency is "CNY" (decimal string)
 	IPRPM                int         `json:"ip_rpm"`                 // /v1 requests per client IP per minute, sliding window (0 = off)
+	LogRetentionDays     int         `json:"log_retention_days"`     // usage log rows older than this many days are deleted (0 = keep forever)
 	// CrossProtocol: a model is served by channels of any protocol (the relay translates); false keeps each
 	// request on channels that speak the caller's protocol. PreferSameProtocol: within a priority tier,
 	// channels speaking the caller's protocol are tried first (no translation); false weighs them all alike.
@@ -265,6 +266,9 @@ func validate(s *Settings) error {
 		return err
 	}
 	if err := validateRateLimits(s); err != nil {
+		return err
+	}
+	if err := validateLogRetention(s); err != nil {
 		return err
 	}
 	for _, r := range s.ErrorRules {

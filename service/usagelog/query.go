@@ -2,6 +2,7 @@ package usagelog
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"tollgate/model"
@@ -51,19 +52,69 @@ type ModelRow struct {
 	model.LogRow
 }
 
-// Stats sums logs per day and per model over [from, to).
+// Stats sums logs per day and per model over [from, to) (from defaults to the UTC midnight 29 days before
+// today: 30 whole days). Whole UTC days are read from the daily sums (model.UsageDailyKey / UsageDailyChannel),
+// never from raw rows; only the partial days at either end of a range (a from or to inside a day) and filters
+// the sums do not keep (status, request id, key × channel) read usage_logs. A range open at the end (to
+// empty or not before now) counts today as a whole day: no row is newer than now.
 func (r *Reader) Stats(ctx context.Context, f model.LogFilter) (*Stats, error) {
+	now := time.Now().UTC()
+	today := now.Truncate(24 * time.Hour)
 	if f.From.IsZero() {
-		f.From = time.Now().UTC().AddDate(0, 0, -30)
+		f.From = today.AddDate(0, 0, -29)
 	}
-	days, err := r.store.LogStatsByDay(ctx, f)
-	if err != nil {
-		return nil, err
+	var days, models []model.LogRow
+	add := func(d, m []model.LogRow) {
+		days, models = append(days, d...), append(models, m...)
 	}
-	models, err := r.store.LogStatsByModel(ctx, f)
-	if err != nil {
-		return nil, err
+	firstDay := f.From.UTC().Truncate(24 * time.Hour)
+	if firstDay.Before(f.From) {
+		firstDay = firstDay.AddDate(0, 0, 1)
 	}
+	open := f.To.IsZero() || !f.To.Before(now)
+	endDay := today.AddDate(0, 0, 1)
+	if !open {
+		endDay = f.To.UTC().Truncate(24 * time.Hour)
+	}
+	if !f.DailyServes() || !firstDay.Before(endDay) {
+		d, m, err := r.raw(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		add(d, m)
+	} else {
+		if f.From.Before(firstDay) {
+			edge := f
+			edge.To = firstDay
+			d, m, err := r.raw(ctx, edge)
+			if err != nil {
+				return nil, err
+			}
+			add(d, m)
+		}
+		d, m, err := r.store.DailyStats(ctx, f, firstDay.Format(time.DateOnly), endDay.Format(time.DateOnly))
+		if err != nil {
+			return nil, err
+		}
+		add(d, m)
+		if !open && endDay.Before(f.To) {
+			edge := f
+			edge.From = endDay
+			d, m, err := r.raw(ctx, edge)
+			if err != nil {
+				return nil, err
+			}
+			add(d, m)
+		}
+	}
+	days, models = merge(days), merge(models)
+	sort.Slice(days, func(i, j int) bool { return days[i].Key < days[j].Key })
+	sort.Slice(models, func(i, j int) bool {
+		if models[i].Cost != models[j].Cost {
+			return models[i].Cost > models[j].Cost
+		}
+		return models[i].Key < models[j].Key
+	})
 	out := &Stats{Days: make([]DayRow, 0, len(days)), Models: make([]ModelRow, 0, len(models))}
 	for _, d := range days {
 		out.Days = append(out.Days, DayRow{Date: d.Key, LogRow: d})
@@ -76,4 +127,34 @@ func (r *Reader) Stats(ctx context.Context, f model.LogFilter) (*Stats, error) {
 		out.Totals.CompletionTokens += m.CompletionTokens
 	}
 	return out, nil
+}
+
+// raw sums usage_logs rows under f per day and per model.
+func (r *Reader) raw(ctx context.Context, f model.LogFilter) (days, models []model.LogRow, err error) {
+	if days, err = r.store.LogStatsByDay(ctx, f); err != nil {
+		return nil, nil, err
+	}
+	if models, err = r.store.LogStatsByModel(ctx, f); err != nil {
+		return nil, nil, err
+	}
+	return days, models, nil
+}
+
+// merge adds up rows with the same key.
+func merge(rows []model.LogRow) []model.LogRow {
+	at := make(map[string]int, len(rows))
+	out := rows[:0:0]
+	for _, r := range rows {
+		i, ok := at[r.Key]
+		if !ok {
+			at[r.Key] = len(out)
+			out = append(out, r)
+			continue
+		}
+		out[i].Requests += r.Requests
+		out[i].Cost += r.Cost
+		out[i].PromptTokens += r.PromptTokens
+		out[i].CompletionTokens += r.CompletionTokens
+	}
+	return out
 }

@@ -1,9 +1,12 @@
 // Package usagelog writes one row per relayed request through a batched writer (group commit) that also
-// moves the settled money in SQL, and serves logs and per-day / per-model sums to the console.
+// moves the settled money in SQL, and serves logs and per-day / per-model sums to the console. With a separate
+// log database (LOG_SQL_DSN) the money stays in the main database and the rows go to the log database, through
+// an on-disk spool while it is down.
 package usagelog
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -37,7 +40,24 @@ type Writer struct {
 	// producing counts producers that announced an entry (Begin) and have not written it yet: the relay
 	// settles after answering the client, and Flush/Close must wait for those too.
 	producing atomic.Int64
+	// spool holds batches while a separate log database is down (nil: retry in memory); retryAt is when the
+	// writer next tries the log database after a failure (writer goroutine only).
+	spool   *Spool
+	retryAt time.Time
+	// LogFailures counts failed inserts into a separate log database; Lost counts rows given up at shutdown
+	// (neither the log database nor the spool took them).
+	LogFailures atomic.Int64
+	Lost        atomic.Int64
 }
+
+// Option adjusts a Writer.
+type Option func(*Writer)
+
+// WithSpool makes the writer keep log batches in sp while a separate log database is down.
+func WithSpool(sp *Spool) Option { return func(w *Writer) { w.spool = sp } }
+
+// Spool is the writer's spool (nil without one).
+func (w *Writer) Spool() *Spool { return w.spool }
 
 // Settling is how many requests answered their client and are still settling (ledger round trip pending).
 func (w *Writer) Settling() int64 { return w.producing.Load() }
@@ -60,9 +80,12 @@ func (w *Writer) waitProducers(ctx context.Context) {
 }
 
 // NewWriter starts a writer; Close flushes and stops it.
-func NewWriter(store *model.Store, queue, maxBatch int, every time.Duration) *Writer {
+func NewWriter(store *model.Store, queue, maxBatch int, every time.Duration, opts ...Option) *Writer {
 	w := &Writer{store: store, in: make(chan Entry, queue), maxBatch: maxBatch, every: every,
 		stop: make(chan struct{}), flushReq: make(chan chan struct{})}
+	for _, o := range opts {
+		o(w)
+	}
 	w.wg.Add(1)
 	go w.run()
 	return w
@@ -126,6 +149,7 @@ func (w *Writer) run() {
 		case <-tick.C:
 			drain()
 			batch = w.commit(batch)
+			w.drainSpool()
 		case done := <-w.flushReq:
 			for {
 				drain()
@@ -134,12 +158,15 @@ func (w *Writer) run() {
 					break
 				}
 			}
+			w.drainSpool()
 			close(done)
 		case <-w.stop:
 			for {
 				drain()
 				batch = w.commit(batch)
 				if len(w.in) == 0 {
+					w.retryAt = time.Time{}
+					w.drainSpool() // what stays on disk is drained by the next start
 					return
 				}
 			}
@@ -152,8 +179,14 @@ func (w *Writer) commit(batch []Entry) []Entry {
 	if len(batch) == 0 {
 		return batch
 	}
+	split := w.store.SeparateLogs()
 	for attempt := 0; ; attempt++ {
-		err := w.store.DB.Transaction(func(tx *gorm.DB) error { return apply(tx, w.store, batch) })
+		err := w.store.DB.Transaction(func(tx *gorm.DB) error {
+			if split { // the money here, the rows in the log database below
+				return applyMoney(tx, w.store, batch)
+			}
+			return apply(tx, w.store, batch)
+		})
 		if err == nil {
 			break
 		}
@@ -168,9 +201,97 @@ func (w *Writer) commit(batch []Entry) []Entry {
 			}
 		}
 	}
+	if split {
+		logs := make([]model.UsageLog, len(batch))
+		for i := range batch {
+			logs[i] = batch[i].Log
+		}
+		w.writeLogs(logs)
+	}
 	w.Pending.Add(-int64(len(batch)))
 	w.LastFlush.Store(time.Now().UnixNano())
 	return batch[:0]
+}
+
+// writeLogs puts a settled batch's rows into the separate log database, or into the spool while that is down
+// or while older batches still wait there (so rows arrive in order). With neither, it waits and retries: the
+// queue then fills and producers wait (back-pressure after the client got its answer, never a relay error).
+func (w *Writer) writeLogs(logs []model.UsageLog) {
+	for attempt := 0; ; attempt++ {
+		if (w.spool == nil || w.spool.Len() == 0) && !time.Now().Before(w.retryAt) {
+			err := w.insertLogs(logs)
+			if err == nil {
+				return
+			}
+			w.LogFailures.Add(1)
+			w.retryAt = time.Now().Add(time.Second)
+			slog.Warn("log database insert failed; spooling", "rows", len(logs), "err", err)
+		}
+		if w.spool != nil {
+			err := w.spool.Append(logs)
+			if err == nil {
+				return
+			}
+			slog.Error("usage log spool refused a batch; holding it in memory", "rows", len(logs), "err", err)
+		}
+		select {
+		case <-time.After(time.Duration(min(attempt+1, 8)) * 250 * time.Millisecond):
+		case <-w.stop:
+			if attempt >= 3 {
+				slog.Error("usage log rows dropped at shutdown (log database down, spool full)", "rows", len(logs))
+				w.Lost.Add(int64(len(logs)))
+				return
+			}
+		}
+		w.retryAt = time.Time{}
+		w.drainSpool()
+	}
+}
+
+// insertLogs writes rows into the log database in one transaction (with their daily sums), retrying once a
+// race with another writer over the same request ids.
+func (w *Writer) insertLogs(logs []model.UsageLog) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var err error
+	for range 2 {
+		err = w.store.LogStore().DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			return w.store.WriteLogs(ctx, tx, logs)
+		})
+		if !errors.Is(err, model.ErrLogRace) {
+			return err
+		}
+	}
+	return err
+}
+
+// drainSpool moves spooled batches, oldest first, into the log database until one fails (then it waits a
+// second before trying again) or 50 went in (the queue is served in between).
+func (w *Writer) drainSpool() {
+	if w.spool == nil || time.Now().Before(w.retryAt) {
+		return
+	}
+	for range 50 {
+		name, logs, ok, err := w.spool.Oldest()
+		if err != nil {
+			slog.Error("usage log spool read failed", "err", err)
+			w.retryAt = time.Now().Add(time.Second)
+			return
+		}
+		if !ok {
+			return
+		}
+		if err := w.insertLogs(logs); err != nil {
+			w.LogFailures.Add(1)
+			w.retryAt = time.Now().Add(time.Second)
+			return
+		}
+		if err := w.spool.Remove(name); err != nil {
+			slog.Error("usage log spool remove failed", "err", err)
+			w.retryAt = time.Now().Add(time.Second)
+			return
+		}
+	}
 }
 
 type userDelta struct{ cost, n int64 }
@@ -180,13 +301,24 @@ type tokenDelta struct {
 	last    time.Time
 }
 
+// apply writes a batch's rows, their daily sums and its balance changes in one transaction (one database).
 func apply(tx *gorm.DB, store *model.Store, batch []Entry) error {
-	ctx := context.Background()
 	logs := make([]model.UsageLog, len(batch))
-	users := map[int64]*userDelta{}
-	tokens := map[int64]*tokenDelta{}
 	for i, e := range batch {
 		logs[i] = e.Log
+	}
+	if err := store.WriteLogs(context.Background(), tx, logs); err != nil {
+		return err
+	}
+	return applyMoney(tx, store, batch)
+}
+
+// applyMoney applies a batch's summed balance changes to users and limited keys.
+func applyMoney(tx *gorm.DB, store *model.Store, batch []Entry) error {
+	ctx := context.Background()
+	users := map[int64]*userDelta{}
+	tokens := map[int64]*tokenDelta{}
+	for _, e := range batch {
 		if e.Log.IsTest {
 			continue
 		}
@@ -207,9 +339,6 @@ func apply(tx *gorm.DB, store *model.Store, batch []Entry) error {
 		if e.Log.CreatedAt.After(t.last) {
 			t.last = e.Log.CreatedAt
 		}
-	}
-	if err := store.InsertLogs(ctx, tx, logs); err != nil {
-		return err
 	}
 	for id, d := range users {
 		if err := tx.Model(&model.User{}).Where("id = ?", id).UpdateColumns(map[string]any{

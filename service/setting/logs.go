@@ -1,0 +1,14 @@
+package setting
+
+import "tollgate/service/apperr"
+
+// MaxLogRetentionDays bounds the log_retention_days setting (about 100 years).
+const MaxLogRetentionDays = 36500
+
+// validateLogRetention checks how long usage log rows are kept.
+func validateLogRetention(s *Settings) error {
+	if s.LogRetentionDays < 0 || s.LogRetentionDays > MaxLogRetentionDays {
+		return apperr.Field("log_retention_days", "days between 0 (keep forever) and 36500")
+	}
+	return nil
+}

@@ -1,0 +1,326 @@
+package usagelog_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"tollgate/model"
+	"tollgate/model/modeltest"
+	"tollgate/service/cache"
+	"tollgate/service/usagelog"
+)
+
+// openStore opens a fresh migrated store on this pass's shape (SQLite file, or a fresh MariaDB database).
+func openStore(t *testing.T) *model.Store {
+	t.Helper()
+	var st *model.Store
+	var err error
+	if os.Getenv(modeltest.EnvDSN) != "" {
+		st, err = model.Open(modeltest.FreshMySQL(t, "tg_logs"), "")
+	} else {
+		st, err = model.Open("", filepath.Join(t.TempDir(), "t.db"))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+var models = []string{"gpt-4o", "gpt-4o-mini", "claude-3-5-sonnet"}
+
+// entries makes n settled requests spread over users 1-3, keys, channels, models, statuses and the last `days`
+// UTC days (one every few minutes, newest last).
+func entries(n, days int, tag string) []usagelog.Entry {
+	now := time.Now().UTC()
+	start := now.Add(-time.Duration(days) * 24 * time.Hour)
+	step := time.Duration(days) * 24 * time.Hour / time.Duration(n)
+	out := make([]usagelog.Entry, n)
+	for i := range out {
+		user := int64(i%3 + 1)
+		out[i] = usagelog.Entry{Log: model.UsageLog{
+			RequestID: fmt.Sprintf("%s-%d", tag, i), CreatedAt: start.Add(time.Duration(i) * step).Truncate(time.Microsecond),
+			UserID: user, TokenID: user*10 + int64(i%2), ChannelID: int64(i%4 + 1), Model: models[i%len(models)],
+			PromptTokens: int64(100 + i), CompletionTokens: int64(i % 50), Cost: int64(1000 + i*7),
+			Status: []string{"success", "success", "error"}[i%3], Username: fmt.Sprintf("u%d", user),
+		}}
+	}
+	return out
+}
+
+func write(w *usagelog.Writer, es []usagelog.Entry) {
+	for _, e := range es {
+		w.Write(e)
+	}
+	w.Flush()
+}
+
+type sum struct{ requests, cost, prompt, completion int64 }
+
+// rawSums groups usage_logs rows in Go by key(row).
+func rawSums(t *testing.T, st *model.Store, key func(l model.UsageLog) string) map[string]sum {
+	t.Helper()
+	var rows []model.UsageLog
+	if err := st.LogStore().DB.Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]sum{}
+	for _, l := range rows {
+		k := key(l)
+		s := out[k]
+		s.requests++
+		s.cost += l.Cost
+		s.prompt += l.PromptTokens
+		s.completion += l.CompletionTokens
+		out[k] = s
+	}
+	return out
+}
+
+func TestWriter_DailySumsEqualRawRowsAndReplaysAddNothing(t *testing.T) {
+	st := openStore(t)
+	w := usagelog.NewWriter(st, 1024, 50, 20*time.Millisecond)
+	defer w.Close(context.Background())
+	es := entries(600, 6, "d")
+	write(w, es)
+	write(w, es[100:250]) // a replayed stretch (a spool drained twice, a retried commit): no row, no sum twice
+	var n int64
+	st.DB.Model(&model.UsageLog{}).Count(&n)
+	if n != 600 {
+		t.Fatalf("rows = %d, want 600", n)
+	}
+	raw := rawSums(t, st, func(l model.UsageLog) string {
+		return fmt.Sprintf("%s|%d|%d|%s", l.CreatedAt.UTC().Format(time.DateOnly), l.UserID, l.TokenID, l.Model)
+	})
+	var keys []model.UsageDailyKey
+	st.DB.Find(&keys)
+	got := map[string]sum{}
+	for _, k := range keys {
+		got[fmt.Sprintf("%s|%d|%d|%s", k.Day, k.UserID, k.TokenID, k.Model)] = sum{k.Requests, k.Cost, k.PromptTokens, k.CompletionTokens}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(raw) {
+		t.Fatalf("usage_daily_keys differs from Σ rows:\n got %v\nwant %v", got, raw)
+	}
+	rawCh := rawSums(t, st, func(l model.UsageLog) string {
+		return fmt.Sprintf("%s|%d|%s", l.CreatedAt.UTC().Format(time.DateOnly), l.ChannelID, l.Model)
+	})
+	var chans []model.UsageDailyChannel
+	st.DB.Find(&chans)
+	gotCh := map[string]sum{}
+	for _, k := range chans {
+		gotCh[fmt.Sprintf("%s|%d|%s", k.Day, k.ChannelID, k.Model)] = sum{k.Requests, k.Cost, k.PromptTokens, k.CompletionTokens}
+	}
+	if fmt.Sprint(gotCh) != fmt.Sprint(rawCh) {
+		t.Fatalf("usage_daily_channels differs from Σ rows:\n got %v\nwant %v", gotCh, rawCh)
+	}
+}
+
+func TestReader_StatsFromDailySumsEqualRawRows(t *testing.T) {
+	st := openStore(t)
+	w := usagelog.NewWriter(st, 1024, 50, 20*time.Millisecond)
+	defer w.Close(context.Background())
+	write(w, entries(900, 40, "s"))
+	r := usagelog.NewReader(st)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	cases := map[string]model.LogFilter{
+		"admin, default 30 days":       {},
+		"user":                         {UserID: 2},
+		"key and model":                {TokenID: 21, Model: "gpt-4o-mini"},
+		"channel":                      {ChannelID: 3},
+		"user, partial days both ends": {UserID: 1, From: now.Add(-200 * time.Hour), To: now.Add(-30 * time.Hour)},
+		"admin, partial first day":     {From: now.Add(-100 * time.Hour)},
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := r.Stats(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The same question to raw rows only: a status filter the sums cannot answer, matched by every row.
+			raw := f
+			if raw.From.IsZero() {
+				raw.From = now.Truncate(24*time.Hour).AddDate(0, 0, -29)
+			}
+			days, _ := st.LogStatsByDay(ctx, raw)
+			mods, _ := st.LogStatsByModel(ctx, raw)
+			var want int64
+			for _, d := range days {
+				want += d.Cost
+			}
+			if got.Totals.Cost != want || len(got.Days) != len(days) || len(got.Models) != len(mods) {
+				t.Fatalf("stats: cost %d days %d models %d; raw: cost %d days %d models %d", got.Totals.Cost,
+					len(got.Days), len(got.Models), want, len(days), len(mods))
+			}
+			for i, d := range days {
+				if got.Days[i].Date != d.Key || got.Days[i].Cost != d.Cost || got.Days[i].Requests != d.Requests ||
+					got.Days[i].PromptTokens != d.PromptTokens || got.Days[i].CompletionTokens != d.CompletionTokens {
+					t.Fatalf("day %s: %+v, raw %+v", d.Key, got.Days[i], d)
+				}
+			}
+			if got.Totals.Requests == 0 {
+				t.Fatal("no rows in range: the case tests nothing")
+			}
+		})
+	}
+}
+
+func TestListLogs_KeysetPagesCoverEveryRowOnceNewestFirst(t *testing.T) {
+	st := openStore(t)
+	w := usagelog.NewWriter(st, 1024, 50, 20*time.Millisecond)
+	defer w.Close(context.Background())
+	es := entries(300, 3, "p")
+	// Several rows at the same instant: the keyset must break the tie by id.
+	for i := 0; i < 30; i++ {
+		es[i].Log.CreatedAt = es[0].Log.CreatedAt
+	}
+	write(w, es)
+	r := usagelog.NewReader(st)
+	f := model.LogFilter{UserID: 1, Model: "gpt-4o"}
+	var all []model.UsageLog
+	st.DB.Where("user_id = ? AND model = ?", 1, "gpt-4o").Order("created_at DESC, id DESC").Find(&all)
+	var seen []int64
+	var cursor int64
+	for pages := 0; ; pages++ {
+		items, next, err := r.List(context.Background(), f, cursor, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range items {
+			seen = append(seen, l.ID)
+		}
+		if next == nil {
+			break
+		}
+		cursor = *next
+		if pages > 100 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if len(seen) != len(all) || len(all) == 0 {
+		t.Fatalf("paged %d rows, want %d", len(seen), len(all))
+	}
+	for i := range all {
+		if seen[i] != all[i].ID {
+			t.Fatalf("row %d: id %d, want %d", i, seen[i], all[i].ID)
+		}
+	}
+}
+
+func TestRetention_DeletesOldRowsInChunksOnOneNode(t *testing.T) {
+	st := openStore(t)
+	w := usagelog.NewWriter(st, 4096, 200, 20*time.Millisecond)
+	defer w.Close(context.Background())
+	write(w, entries(1200, 60, "r"))
+	var before []model.UsageDailyChannel
+	st.DB.Order("day, channel_id, model").Find(&before)
+	c := cache.NewMemory()
+	ret := usagelog.NewRetention(st, c, func() int { return 30 })
+	ret.Chunk, ret.Pause = 100, time.Millisecond
+	// Another node holds the lock: this one deletes nothing.
+	_, _ = c.SetNX(context.Background(), "logs:retention:lock", []byte("1"), time.Minute)
+	if res, err := ret.Run(context.Background()); err != nil || !res.Skipped {
+		t.Fatalf("run under another node's lock: %+v %v", res, err)
+	}
+	_ = c.Del(context.Background(), "logs:retention:lock")
+	cutoff := time.Now().UTC().AddDate(0, 0, -30)
+	var old int64
+	st.DB.Model(&model.UsageLog{}).Where("created_at < ?", cutoff).Count(&old)
+	res, err := ret.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted < old-1 || res.Deleted > old || res.Chunks < 5 {
+		t.Fatalf("retention %+v; %d rows were older than 30 days", res, old)
+	}
+	var left, stale int64
+	st.DB.Model(&model.UsageLog{}).Count(&left)
+	st.DB.Model(&model.UsageLog{}).Where("created_at < ?", cutoff.Add(-time.Minute)).Count(&stale)
+	if stale != 0 || left < 1200-old {
+		t.Fatalf("after retention: %d rows, %d older than the cutoff", left, stale)
+	}
+	// The daily sums stay: stats of deleted days still answer.
+	var after []model.UsageDailyChannel
+	st.DB.Order("day, channel_id, model").Find(&after)
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatal("retention changed the daily sums")
+	}
+	if got, _ := c.SetNX(context.Background(), "logs:retention:lock", []byte("1"), time.Minute); !got {
+		t.Fatal("retention kept its lock")
+	}
+}
+
+func TestSpool_BoundedOrderedAndSurvivesReopen(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := usagelog.OpenSpool(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := entries(40, 1, "sp")
+	batch := func(i int) []model.UsageLog {
+		out := make([]model.UsageLog, 4)
+		for j := range out {
+			out[j] = es[i*4+j].Log
+		}
+		return out
+	}
+	for i := 0; i < 10; i++ {
+		if err := sp.Append(batch(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	size := sp.Bytes()
+	re, err := usagelog.OpenSpool(dir, size+10) // reopened (a restart) and now nearly full
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.Len() != 10 || re.Bytes() != size {
+		t.Fatalf("reopened: %d batches %d bytes, want 10 and %d", re.Len(), re.Bytes(), size)
+	}
+	if err := re.Append(batch(0)); !errors.Is(err, usagelog.ErrSpoolFull) {
+		t.Fatalf("append past the bound: %v", err)
+	}
+	// A damaged file is moved aside, not a stop.
+	names, _ := filepath.Glob(filepath.Join(dir, "*.ndjson"))
+	sort.Strings(names)
+	if err := os.WriteFile(names[1], []byte("{not json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		name, logs, ok, err := re.Oldest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		for _, l := range logs {
+			got = append(got, l.RequestID)
+		}
+		if err := re.Remove(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []string
+	for i, e := range es {
+		if i/4 != 1 {
+			want = append(want, e.Log.RequestID)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || re.Len() != 0 || re.Bytes() != 0 {
+		t.Fatalf("drained %v (len %d, %d bytes), want %v", got, re.Len(), re.Bytes(), want)
+	}
+	if bad, _ := filepath.Glob(filepath.Join(dir, "*.bad")); len(bad) != 1 {
+		t.Fatalf("damaged files set aside: %v", bad)
+	}
+}

@@ -1,0 +1,143 @@
+package usagelog
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"tollgate/model"
+	"tollgate/service/cache"
+)
+
+// retentionLockKey is the cache key that lets one node at a time run the retention job.
+const retentionLockKey = "logs:retention:lock"
+
+// Retention deletes usage log rows older than the log_retention_days setting, from a background job that runs on
+// one node at a time (a cache lock), in chunks of primary-key ranges (Chunk ids, one short autocommit DELETE
+// each, a Pause between them), so no statement holds row locks for long and the writer's inserts interleave.
+// The daily sums are kept: stats of deleted days still answer from them.
+type Retention struct {
+	store *model.Store
+	cache cache.Cache
+	days  func() int
+	// Chunk is how many ids one DELETE covers (default 5000); Pause the rest between chunks (default 100 ms);
+	// Every how often the job runs (default 1 h, first run a minute after Start); Clock the time (tests).
+	Chunk int
+	Pause time.Duration
+	Every time.Duration
+	Clock func() time.Time
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// PurgeResult is what one retention run did.
+type PurgeResult struct {
+	Deleted      int64         `json:"deleted"`
+	Chunks       int           `json:"chunks"`
+	MaxStatement time.Duration `json:"max_statement"` // longest chunk (its DELETE and the look at the next row)
+	Elapsed      time.Duration `json:"elapsed"`
+	Skipped      bool          `json:"skipped"` // another node holds the lock, or retention is off
+}
+
+// NewRetention builds the job; days reads the current setting (0 = keep forever).
+func NewRetention(store *model.Store, c cache.Cache, days func() int) *Retention {
+	return &Retention{store: store, cache: c, days: days, Chunk: 5000, Pause: 100 * time.Millisecond,
+		Every: time.Hour, Clock: time.Now, stop: make(chan struct{})}
+}
+
+// Start runs the job in the background until Close.
+func (r *Retention) Start() {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		wait := time.Minute
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-time.After(wait):
+			}
+			wait = r.Every
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-r.stop:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			res, err := r.Run(ctx)
+			cancel()
+			if err != nil {
+				slog.Error("log retention failed", "err", err)
+			} else if res.Deleted > 0 {
+				slog.Info("log retention", "deleted", res.Deleted, "chunks", res.Chunks, "max_statement", res.MaxStatement, "elapsed", res.Elapsed)
+			}
+		}
+	}()
+}
+
+// Close stops the job (an unfinished run stops after its current chunk).
+func (r *Retention) Close(context.Context) error {
+	close(r.stop)
+	r.wg.Wait()
+	return nil
+}
+
+// Run deletes the rows older than the setting now, if this node gets the lock.
+func (r *Retention) Run(ctx context.Context) (PurgeResult, error) {
+	days := r.days()
+	if days <= 0 {
+		return PurgeResult{Skipped: true}, nil
+	}
+	return r.Purge(ctx, r.Clock().UTC().AddDate(0, 0, -days))
+}
+
+// Purge deletes the rows created before cutoff, chunk by chunk, holding the cluster-wide lock meanwhile.
+func (r *Retention) Purge(ctx context.Context, cutoff time.Time) (PurgeResult, error) {
+	var res PurgeResult
+	const lease = 2 * time.Minute
+	got, err := r.cache.SetNX(ctx, retentionLockKey, []byte("1"), lease)
+	if err != nil {
+		return res, fmt.Errorf("retention lock: %w", err)
+	}
+	if !got {
+		res.Skipped = true
+		return res, nil
+	}
+	defer func() { _ = r.cache.Del(context.Background(), retentionLockKey) }()
+	start := time.Now()
+	chunk := max(r.Chunk, 1)
+	var from int64
+	for {
+		t0 := time.Now()
+		next, n, more, err := r.store.PurgeChunk(ctx, cutoff, from, chunk)
+		took := time.Since(t0)
+		res.Chunks++
+		res.Deleted += n
+		res.MaxStatement = max(res.MaxStatement, took)
+		if err != nil {
+			res.Elapsed = time.Since(start)
+			return res, err
+		}
+		if !more {
+			break
+		}
+		from = next
+		// Renew the lease each chunk: a long run keeps it, a crashed one lets another node take over.
+		_ = r.cache.Set(ctx, retentionLockKey, []byte("1"), lease)
+		if r.Pause > 0 {
+			select {
+			case <-ctx.Done():
+				res.Elapsed = time.Since(start)
+				return res, ctx.Err()
+			case <-time.After(r.Pause):
+			}
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
