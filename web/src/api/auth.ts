@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './http';
 import type { LoginResponse, SiteStatus, User, UserGroup } from './types';
 
@@ -73,5 +73,21 @@ export function useUserGroups(enabled = true) {
     queryKey: ['user-groups'],
     queryFn: () => api.get<UserGroup[]>('/api/user/groups'),
     enabled,
+  });
+}
+
+/** The caller's own edit of their profile (PATCH /api/user/self); absent fields stay. */
+export interface SelfInput {
+  /** Units; 0 = off. */
+  balance_alert?: number;
+  language?: string;
+  email?: string;
+}
+
+export function useUpdateSelf() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SelfInput) => api.patch<User>('/api/user/self', body),
+    onSuccess: (user) => qc.setQueryData(selfKey, user),
   });
 }

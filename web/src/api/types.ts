@@ -21,6 +21,10 @@ export interface User {
   inviter_id?: number | null;
   /** The user's price tier ("" or absent = none, ratio 1). */
   tier?: string;
+  /** E-mail me once when my balance falls below this many units (0 = off). */
+  balance_alert?: number;
+  /** Language of the user's e-mails ("en", "zh-CN"; "" = en). */
+  language?: string;
 }
 
 export interface Page<T> {
@@ -226,11 +230,64 @@ export interface PriceRow {
   per_call: string;
 }
 
+/** A price of GET /api/pricing: what the caller pays (list price × group ratio × tier ratio). */
 export interface EffectivePrice extends PriceRow {
   group_ratio: string;
+  group?: string;
+  tier?: string;
+  tier_ratio?: string;
+  /** group_ratio × tier_ratio. */
+  ratio?: string;
+}
+
+/** POST /api/admin/pricing/import: what the file holds and what saving it does. */
+export interface PricingImportResult {
+  /** "new-api" (ratio file) or "tollgate" (our rows). */
+  format: string;
+  mode: 'merge' | 'replace';
+  /** Rows in the file. */
+  imported: number;
+  /** Of those, models not priced before / priced differently before. */
+  added: number;
+  changed: number;
+  /** Rows in the table after saving. */
+  rows: number;
+  dry_run: boolean;
+  /** The whole table after saving (dry run only). */
+  prices?: PriceRow[];
 }
 
 export type ChannelType = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
+/** An upstream's price: decimal USD per 1M tokens by kind, or per call (which replaces the token prices). */
+export interface CostPrice {
+  input: string;
+  output: string;
+  cache_read: string;
+  cache_write: string;
+  per_call: string;
+}
+
+/** Fleet-wide traffic of a channel (× model) over a window, every node merged (GET /api/admin/fleet). */
+export interface FleetStats {
+  channel_id: number;
+  model?: string;
+  requests: number;
+  attempts: number;
+  successes: number;
+  /** successes / attempts; 0 with no traffic: read attempts first. */
+  success_rate: number;
+  classes: Record<string, number> | null;
+  latency_avg_ms: number;
+  latency_p50_ms: number;
+  latency_p95_ms: number;
+  first_byte_p50_ms: number;
+  first_byte_p95_ms: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export type FleetWindow = '5m' | '1h' | '24h';
+
 export type ChannelStatus = 'enabled' | 'disabled' | 'auto_disabled';
 export type HealthState = 'closed' | 'open' | 'half_open' | 'disabled';
 
@@ -264,11 +321,21 @@ export interface Channel {
   /** Most concurrent upstream requests on the channel / on each of its keys (0 = no cap). */
   max_concurrency?: number;
   key_max_concurrency?: number;
+  /** Upstream cost: a price for every model, or a multiple of the sell price (null = not set). */
+  cost_price?: CostPrice | null;
+  cost_ratio?: string | null;
+  /** Per-model upstream prices that override either. */
+  cost_prices?: Record<string, CostPrice>;
   created_at: string;
-  health?: { state: HealthState; success_rate?: number; latency_ms?: number };
+  health?: { state: HealthState; success_rate?: number; latency_ms?: number; fleet_1h?: FleetStats };
 }
 
-export type ChannelInput = Partial<Omit<Channel, 'id' | 'created_at' | 'health'>>;
+export type ChannelInput = Partial<Omit<Channel, 'id' | 'created_at' | 'health' | 'cost_price' | 'cost_ratio'>> & {
+  /** All "" = none. */
+  cost_price?: CostPrice;
+  /** "" = none. */
+  cost_ratio?: string;
+};
 
 export interface ChannelTestResult {
   /** The tested channel (the backend answers channel_id; id kept for the contract's wording). */
@@ -325,6 +392,8 @@ export interface ChannelHealth {
     metrics?: HealthMetrics;
   }[];
   metrics: HealthMetrics;
+  /** Every node's traffic on the channel over the last 5 minutes / hour / day. */
+  fleet?: Partial<Record<FleetWindow, FleetStats>>;
 }
 
 export interface LogAttempt {
@@ -392,6 +461,8 @@ export interface UsageLog {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost: number;
+  /** What the serving upstream charged for this call, in units (admin view only). */
+  upstream_cost?: number;
   price: LogPrice;
   group_ratio: string;
   status: 'success' | 'error';
@@ -465,7 +536,103 @@ export interface Settings {
   display_currency?: 'USD' | 'CNY' | 'units';
   display_rate?: string;
   ip_rpm?: number;
+  /** Usage log rows older than this many days are deleted (0 = keep forever). */
+  log_retention_days?: number;
+  alerts?: AlertSettings;
   [key: string]: unknown;
+}
+
+// ---- alerts ----
+
+export interface AlertWebhook {
+  url: string;
+  /** 16-256 characters; comes back masked. */
+  secret: string;
+  /** Subscribed events (empty = all). */
+  events: string[];
+}
+
+export type SmtpTls = 'none' | 'starttls' | 'tls';
+
+export interface AlertSettings {
+  webhooks: AlertWebhook[];
+  smtp: {
+    host: string;
+    port: number;
+    tls: SmtpTls;
+    user: string;
+    /** Comes back masked. */
+    password: string;
+    from: string;
+    /** Who gets the operator events and the daily summary. */
+    admin_to: string[] | null;
+  };
+  /** One alert per event per this many seconds. */
+  cooldown_s: number;
+  /** A model's failed share over window_s above threshold (0 = off) with at least min_requests requests. */
+  error_rate: { threshold: number; window_s: number; min_requests: number };
+  /** 0-23, or -1 = off. */
+  daily_summary_hour_utc: number;
+}
+
+/** One alert delivery (GET /api/admin/alerts). */
+export interface AlertLog {
+  id: number;
+  event: string;
+  event_key: string;
+  target: string;
+  /** webhook or email. */
+  channel: string;
+  /** sent, failed or skipped. */
+  status: string;
+  attempts: number;
+  error: string;
+  subject: string;
+  created_at: string;
+}
+
+export interface AlertLogPage {
+  items: AlertLog[];
+  next_cursor: number | null;
+}
+
+// ---- business stats ----
+
+/** One group's numbers of GET /api/admin/stats/…; money in units, profit = revenue − upstream_cost. */
+export interface StatsFigures {
+  requests: number;
+  /** 0 … 1. */
+  success_rate: number;
+  p50_ms: number;
+  p95_ms: number;
+  first_byte_p50_ms: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  revenue: number;
+  upstream_cost: number;
+  profit: number;
+}
+
+export interface ChannelStats extends StatsFigures {
+  channel_id: number;
+  name: string;
+}
+export interface ModelStats extends StatsFigures {
+  model: string;
+}
+export interface DayStats extends StatsFigures {
+  /** UTC day, YYYY-MM-DD. */
+  date: string;
+}
+export interface UserStats extends StatsFigures {
+  user_id: number;
+  username: string;
+}
+
+export interface StatsReport<T> {
+  from: string;
+  to: string;
+  items: T[];
 }
 
 export interface AuditEntry {

@@ -1,9 +1,11 @@
 import {
+  AlertOutlined,
   ApiOutlined,
   AuditOutlined,
   BarChartOutlined,
   ClusterOutlined,
   DashboardOutlined,
+  FundOutlined,
   DollarOutlined,
   KeyOutlined,
   LogoutOutlined,
@@ -60,6 +62,7 @@ export function AppLayout() {
       type: 'group',
       label: t('nav.admin'),
       children: [
+        { key: '/console/admin/business', icon: <FundOutlined />, label: t('nav.business') },
         { key: '/console/admin/channels', icon: <ApiOutlined />, label: t('nav.channels') },
         { key: '/console/admin/users', icon: <TeamOutlined />, label: t('nav.users') },
         { key: '/console/admin/keys', icon: <SafetyOutlined />, label: t('nav.allKeys') },
@@ -71,6 +74,7 @@ export function AppLayout() {
         { key: '/console/admin/redemptions', icon: <GiftOutlined />, label: t('nav.redemptions') },
         { key: '/console/admin/payment', icon: <CreditCardOutlined />, label: t('nav.payment') },
         { key: '/console/admin/settings', icon: <SettingOutlined />, label: t('nav.settings') },
+        { key: '/console/admin/alerts', icon: <AlertOutlined />, label: t('nav.alerts') },
         { key: '/console/admin/audit', icon: <AuditOutlined />, label: t('nav.audit') },
       ],
     });

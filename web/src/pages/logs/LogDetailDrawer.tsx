@@ -137,6 +137,26 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
                     </Typography.Text>
                   </Table.Summary.Cell>
                 </Table.Summary.Row>
+                {log.upstream_cost !== undefined ? (
+                  <>
+                    <Table.Summary.Row>
+                      <Table.Summary.Cell index={0} colSpan={3}>
+                        {t('business.upstreamCost')}
+                      </Table.Summary.Cell>
+                      <Table.Summary.Cell index={1}>
+                        <span data-testid="log-detail-upstream-cost">{fmt.money(log.upstream_cost)}</span>
+                      </Table.Summary.Cell>
+                    </Table.Summary.Row>
+                    <Table.Summary.Row>
+                      <Table.Summary.Cell index={0} colSpan={3}>
+                        {t('business.profit')}
+                      </Table.Summary.Cell>
+                      <Table.Summary.Cell index={1}>
+                        <span data-testid="log-detail-profit">{fmt.money(log.cost - log.upstream_cost)}</span>
+                      </Table.Summary.Cell>
+                    </Table.Summary.Row>
+                  </>
+                ) : null}
               </>
             )}
           />

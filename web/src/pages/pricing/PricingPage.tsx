@@ -1,23 +1,33 @@
-import { Input, Table, Typography, type TableProps } from 'antd';
-import { useMemo, useState } from 'react';
+import { Descriptions, Input, Select, Space, Table, Typography, type TableProps } from 'antd';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { usePricing } from '../../api/pricing';
+import { useUserGroups } from '../../api/auth';
+import { usePricingFor } from '../../api/pricing';
 import type { EffectivePrice } from '../../api/types';
+import { useSession } from '../../auth/SessionProvider';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryError } from '../../components/QueryError';
 import { useFormat } from '../../lib/useFormat';
 
-/** Models the caller may use, with prices after their group ratio. */
+/** What the caller pays per model: list price × the group's ratio × their tier's ratio, for a group they may use. */
 export default function PricingPage() {
   const { t } = useTranslation();
   const fmt = useFormat();
-  const pricing = usePricing();
+  const { user } = useSession();
+  const groups = useUserGroups();
+  const [group, setGroup] = useState<string | undefined>();
+  const [text, setText] = useState('');
   const [q, setQ] = useState('');
-  const rows = useMemo(
-    () => (pricing.data ?? []).filter((p) => p.model.toLowerCase().includes(q.toLowerCase())),
-    [pricing.data, q],
-  );
+  useEffect(() => {
+    const id = setTimeout(() => setQ(text.trim()), 250);
+    return () => clearTimeout(id);
+  }, [text]);
+  const pricing = usePricingFor({ group, q });
+  const rows = pricing.data ?? [];
+  const first = rows[0];
   const perCall = (row: EffectivePrice) => Number(row.per_call || 0) !== 0;
+  const tokenPrice = (field: 'input' | 'output' | 'cache_read' | 'cache_write') => (_: unknown, r: EffectivePrice) =>
+    perCall(r) ? t('common.none') : <span data-testid={`price-${field}-${r.model}`}>{fmt.price(r[field])}</span>;
 
   const columns: TableProps<EffectivePrice>['columns'] = [
     {
@@ -27,37 +37,67 @@ export default function PricingPage() {
       sorter: (a, b) => a.model.localeCompare(b.model),
       render: (m: string) => <Typography.Text copyable>{m}</Typography.Text>,
     },
-    { title: t('pricing.input'), key: 'input', render: (_, r) => (perCall(r) ? t('common.none') : fmt.price(r.input)) },
-    { title: t('pricing.output'), key: 'output', render: (_, r) => (perCall(r) ? t('common.none') : fmt.price(r.output)) },
+    { title: t('pricing.input'), key: 'input', render: tokenPrice('input') },
+    { title: t('pricing.output'), key: 'output', render: tokenPrice('output') },
+    { title: t('pricing.cacheRead'), key: 'cache_read', responsive: ['md'], render: tokenPrice('cache_read') },
+    { title: t('pricing.cacheWrite'), key: 'cache_write', responsive: ['md'], render: tokenPrice('cache_write') },
     {
-      title: t('pricing.cacheRead'),
-      key: 'cache_read',
-      responsive: ['md'],
-      render: (_, r) => (perCall(r) ? t('common.none') : fmt.price(r.cache_read)),
+      title: t('pricing.perCall'),
+      key: 'per_call',
+      render: (_, r) => (perCall(r) ? <span data-testid={`price-per_call-${r.model}`}>{fmt.price(r.per_call)}</span> : t('common.none')),
     },
-    {
-      title: t('pricing.cacheWrite'),
-      key: 'cache_write',
-      responsive: ['md'],
-      render: (_, r) => (perCall(r) ? t('common.none') : fmt.price(r.cache_write)),
-    },
-    { title: t('pricing.perCall'), key: 'per_call', render: (_, r) => (perCall(r) ? fmt.price(r.per_call) : t('common.none')) },
-    { title: t('pricing.groupRatio'), dataIndex: 'group_ratio', key: 'ratio', render: (v: string) => `×${v || '1'}` },
   ];
+
+  const groupOptions = (groups.data ?? []).map((g) => ({
+    value: g.name,
+    label: t('pricing.groupOption', { name: g.display_name || g.name, ratio: g.ratio || '1' }),
+  }));
+  const currentGroup = group ?? first?.group ?? user?.group;
 
   return (
     <>
       <PageHeader
         title={t('pricing.title')}
-        extra={<Input.Search allowClear placeholder={t('pricing.search')} onChange={(e) => setQ(e.target.value)} style={{ width: 220 }} />}
+        extra={
+          <Space wrap>
+            <Select
+              style={{ minWidth: 200 }}
+              value={currentGroup}
+              onChange={setGroup}
+              options={groupOptions}
+              loading={groups.isPending}
+              placeholder={t('pricing.group')}
+              aria-label={t('pricing.group')}
+              data-testid="pricing-group"
+            />
+            <Input.Search
+              allowClear
+              placeholder={t('pricing.search')}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              onSearch={(v) => setQ(v.trim())}
+              style={{ width: 220 }}
+              data-testid="pricing-search"
+            />
+          </Space>
+        }
       />
-      <Typography.Paragraph type="secondary">{t('pricing.hint')}</Typography.Paragraph>
+      <Typography.Paragraph type="secondary">{t('pricing.hintPays')}</Typography.Paragraph>
+      {first ? (
+        <Descriptions size="small" column={{ xs: 1, md: 3 }} style={{ marginBottom: 16 }} data-testid="pricing-ratios">
+          <Descriptions.Item label={t('pricing.group')}>{t('pricing.ratioOf', { name: first.group || currentGroup, ratio: first.group_ratio || '1' })}</Descriptions.Item>
+          <Descriptions.Item label={t('pricing.tier')}>
+            {t('pricing.ratioOf', { name: first.tier || t('pricing.noTier'), ratio: first.tier_ratio || '1' })}
+          </Descriptions.Item>
+          <Descriptions.Item label={t('pricing.totalRatio')}>{`×${first.ratio || first.group_ratio || '1'}`}</Descriptions.Item>
+        </Descriptions>
+      ) : null}
       {pricing.error ? <QueryError error={pricing.error} onRetry={() => void pricing.refetch()} /> : null}
       <Table<EffectivePrice>
         rowKey="model"
         columns={columns}
-        dataSource={rows}
-        loading={pricing.isPending}
+        dataSource={pricing.error ? [] : rows}
+        loading={pricing.isPending || pricing.isFetching}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: pricing.error ? t('common.loadFailed') : t('pricing.empty') }}
         pagination={{ pageSize: 50, hideOnSinglePage: true }}

@@ -1,6 +1,7 @@
 import { App, Button, Card, Col, Descriptions, Form, Input, Row, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useChangePassword } from '../../api/auth';
+import { BalanceAlertCard } from './BalanceAlertCard';
 import { useSession } from '../../auth/SessionProvider';
 import { PageHeader } from '../../components/PageHeader';
 import { formatTime } from '../../lib/format';
@@ -51,6 +52,9 @@ export default function ProfilePage() {
               <Descriptions.Item label={t('users.createdAt')}>{formatTime(user?.created_at)}</Descriptions.Item>
             </Descriptions>
           </Card>
+        </Col>
+        <Col xs={24} lg={12}>
+          <BalanceAlertCard />
         </Col>
         <Col xs={24} lg={12}>
           <Card title={t('profile.changePassword')}>

@@ -9,6 +9,7 @@ import { KeyValueEditor } from '../../../components/KeyValueEditor';
 import { applyServerError } from '../../../lib/validation';
 import { CHANNEL_TYPES, channelToForm, DEFAULT_CHANNEL_VALUES, formToChannel, parseKeys, type ChannelFormValues } from './channelForm';
 import { WIDE_DRAWER } from '../../../components/drawerSize';
+import { CostFields } from './CostFields';
 
 interface ChannelFormDrawerProps {
   open: boolean;
@@ -197,6 +198,9 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
             </Form.Item>
           </Col>
         </Row>
+
+        <Divider titlePlacement="start">{t('costs.title')}</Divider>
+        <CostFields models={models} />
 
         <Divider titlePlacement="start">{t('channels.modelMapping')}</Divider>
         <KeyValueEditor

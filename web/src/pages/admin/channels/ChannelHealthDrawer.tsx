@@ -6,6 +6,7 @@ import { WIDE_DRAWER } from '../../../components/drawerSize';
 import { QueryError } from '../../../components/QueryError';
 import { formatTime } from '../../../lib/format';
 import { useFormat } from '../../../lib/useFormat';
+import { FleetSection } from './FleetSection';
 import { HealthStateTag } from './HealthTag';
 
 const WINDOWS = ['1m', '1h', '24h'];
@@ -126,6 +127,11 @@ export function ChannelHealthDrawer({ channel, onClose }: { channel: Channel | n
           </Descriptions.Item>
         ) : null}
       </Descriptions>
+      <Typography.Title level={5} style={{ marginTop: 24 }}>
+        {t('fleet.title')}
+      </Typography.Title>
+      <Typography.Paragraph type="secondary">{t('fleet.hint')}</Typography.Paragraph>
+      {data ? <FleetSection fleet={data.fleet} /> : null}
       <Typography.Title level={5} style={{ marginTop: 24 }}>
         {t('channels.keys')}
       </Typography.Title>

@@ -18,6 +18,7 @@ import { ChannelFormDrawer } from './ChannelFormDrawer';
 import { ChannelHealthDrawer } from './ChannelHealthDrawer';
 import { ChannelTestModal } from './ChannelTestModal';
 import { CHANNEL_TYPES } from './channelForm';
+import { FleetHourCell } from './FleetSection';
 import { ChannelMetrics, HealthCell } from './HealthTag';
 
 const STATUS_COLORS: Record<ChannelStatus, string> = { enabled: 'success', disabled: 'default', auto_disabled: 'error' };
@@ -92,6 +93,7 @@ export default function ChannelsPage() {
     },
     { title: t('channels.health'), key: 'health', render: (_, c) => <HealthCell channel={c} /> },
     { title: t('channels.successLatency'), key: 'metrics', responsive: ['lg'], render: (_, c) => <ChannelMetrics channel={c} /> },
+    { title: t('fleet.column'), key: 'fleet', responsive: ['lg'], render: (_, c) => <FleetHourCell channel={c} /> },
     {
       title: t('channels.models'),
       dataIndex: 'models',

@@ -1,7 +1,40 @@
-import type { Channel, ChannelInput, ChannelType } from '../../../api/types';
+import type { Channel, ChannelInput, ChannelType, CostPrice } from '../../../api/types';
 import { fromRows, toRows, type KeyValueRow } from '../../../components/KeyValueEditor';
 
 export const CHANNEL_TYPES: ChannelType[] = ['openai', 'openai-compatible', 'anthropic', 'gemini'];
+
+export const COST_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
+
+/** How the upstream's cost is known: not at all, a price list (USD per 1M / per call), or a multiple of the sell price. */
+export type CostMode = 'none' | 'price' | 'ratio';
+
+/** One per-model cost override row of the form. */
+export interface CostOverrideRow extends CostPrice {
+  model: string;
+}
+
+const EMPTY_COST: CostPrice = { input: '', output: '', cache_read: '', cache_write: '', per_call: '' };
+
+/** A stored price as form text: zeros become empty boxes. */
+function costToText(p: Partial<CostPrice> | null | undefined): CostPrice {
+  const out = { ...EMPTY_COST };
+  for (const f of COST_FIELDS) {
+    const v = String(p?.[f] ?? '').trim();
+    out[f] = v === '' || Number(v) === 0 ? '' : v;
+  }
+  return out;
+}
+
+/** Form text as a price for the API: trimmed, empty as "0". */
+function textToCost(p: Partial<CostPrice> | null | undefined): CostPrice {
+  const out = { ...EMPTY_COST };
+  for (const f of COST_FIELDS) out[f] = String(p?.[f] ?? '').trim() || '0';
+  return out;
+}
+
+function isZeroCost(p: Partial<CostPrice> | null | undefined): boolean {
+  return !p || COST_FIELDS.every((f) => Number(p[f] || 0) === 0);
+}
 
 export interface ChannelFormValues {
   type: ChannelType;
@@ -26,6 +59,10 @@ export interface ChannelFormValues {
   /** Most concurrent upstream requests on the channel / per key (empty = no cap). */
   max_concurrency?: number | null;
   key_max_concurrency?: number | null;
+  cost_mode: CostMode;
+  cost_price: CostPrice;
+  cost_ratio?: string;
+  cost_prices: CostOverrideRow[];
 }
 
 export const DEFAULT_CHANNEL_VALUES: ChannelFormValues = {
@@ -50,6 +87,10 @@ export const DEFAULT_CHANNEL_VALUES: ChannelFormValues = {
   tag: '',
   max_concurrency: null,
   key_max_concurrency: null,
+  cost_mode: 'none',
+  cost_price: { ...EMPTY_COST },
+  cost_ratio: '',
+  cost_prices: [],
 };
 
 /** One key per line; blank lines and surrounding spaces dropped, duplicates removed. */
@@ -92,6 +133,10 @@ export function channelToForm(channel: Channel): ChannelFormValues {
     tag: channel.tag ?? '',
     max_concurrency: channel.max_concurrency || null,
     key_max_concurrency: channel.key_max_concurrency || null,
+    cost_mode: channel.cost_ratio ? 'ratio' : isZeroCost(channel.cost_price) ? 'none' : 'price',
+    cost_price: costToText(channel.cost_price),
+    cost_ratio: channel.cost_ratio ?? '',
+    cost_prices: Object.entries(channel.cost_prices ?? {}).map(([model, p]) => ({ model, ...costToText(p) })),
   };
 }
 
@@ -129,6 +174,12 @@ export function formToChannel(values: ChannelFormValues, existing?: Channel): Ch
     tag: values.tag?.trim() ?? '',
     max_concurrency: values.max_concurrency ?? 0,
     key_max_concurrency: values.key_max_concurrency ?? 0,
+    // Either a price or a ratio: the other one goes empty (the server refuses both).
+    cost_price: values.cost_mode === 'price' ? textToCost(values.cost_price) : textToCost(null),
+    cost_ratio: values.cost_mode === 'ratio' ? (values.cost_ratio ?? '').trim() : '',
+    cost_prices: Object.fromEntries(
+      (values.cost_prices ?? []).filter((r) => r?.model?.trim()).map((r) => [r.model.trim(), textToCost(r)]),
+    ),
   };
   const keys = parseKeys(values.keys_text);
   if (keys.length > 0 || !existing) body.keys = keys;

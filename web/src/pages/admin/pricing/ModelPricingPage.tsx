@@ -1,12 +1,14 @@
-import { DeleteOutlined, PlusOutlined, SaveOutlined, UndoOutlined } from '@ant-design/icons';
+import { DeleteOutlined, DownloadOutlined, ImportOutlined, PlusOutlined, SaveOutlined, UndoOutlined } from '@ant-design/icons';
 import { App, Button, Form, Input, Table, Typography } from 'antd';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAdminPricing, useSavePricing } from '../../../api/pricing';
 import type { PriceRow } from '../../../api/types';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
+import { downloadFile } from '../../../lib/download';
 import { decimalRules } from '../../../lib/validation';
+import { PricingImportModal } from './PricingImportModal';
 
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
 const EMPTY_ROW: PriceRow = { model: '', input: '0', output: '0', cache_read: '0', cache_write: '0', per_call: '0' };
@@ -27,6 +29,19 @@ export default function ModelPricingPage() {
   const pricing = useAdminPricing();
   const save = useSavePricing();
   const [form] = Form.useForm<{ rows: PriceRow[] }>();
+  const [importing, setImporting] = useState(false);
+  const [exporting, setExporting] = useState(false);
+
+  const onExport = async () => {
+    setExporting(true);
+    try {
+      await downloadFile('/api/admin/pricing/export', {}, 'tollgate-prices.json');
+    } catch (err) {
+      message.error((err as Error).message);
+    } finally {
+      setExporting(false);
+    }
+  };
 
   useEffect(() => {
     if (pricing.data) form.setFieldsValue({ rows: pricing.data });
@@ -52,6 +67,12 @@ export default function ModelPricingPage() {
         title={t('modelPricing.title')}
         extra={
           <>
+            <Button icon={<ImportOutlined />} onClick={() => setImporting(true)} data-testid="price-import">
+              {t('priceImport.button')}
+            </Button>
+            <Button icon={<DownloadOutlined />} onClick={() => void onExport()} loading={exporting} data-testid="price-export">
+              {t('priceImport.export')}
+            </Button>
             <Button icon={<UndoOutlined />} onClick={() => form.setFieldsValue({ rows: pricing.data ?? [] })}>
               {t('common.reset')}
             </Button>
@@ -114,6 +135,7 @@ export default function ModelPricingPage() {
           )}
         </Form.List>
       </Form>
+      <PricingImportModal open={importing} onClose={() => setImporting(false)} />
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { App, Button, Card, Col, Form, Input, InputNumber, Row, Select, Skeleton, Switch } from 'antd';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useGroups } from '../../../api/groups';
 import { useSaveSettings, useSettings } from '../../../api/settings';
@@ -8,6 +8,8 @@ import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
 import { useFormat } from '../../../lib/useFormat';
 import { applyServerError, decimalRules } from '../../../lib/validation';
+import { AlertsCard } from './AlertsCard';
+import { alertsToForm, formToAlerts, normalizeAlerts, type AlertsFormValues } from './alertsForm';
 
 /** Whole-number settings with a dedicated field: name, bounds (the server's), unit shown after the value. */
 const NUMBER_FIELDS = [
@@ -15,6 +17,7 @@ const NUMBER_FIELDS = [
   { name: 'first_byte_budget', min: 1, max: 86400, unit: 'seconds' },
   { name: 'recovery_ramp', min: 0, max: 3600, unit: 'seconds' },
   { name: 'signup_rate_limit', min: 0, max: 100000, unit: 'perHour' },
+  { name: 'log_retention_days', min: 0, max: 36500, unit: 'days' },
 ] as const;
 type NumberField = (typeof NUMBER_FIELDS)[number]['name'];
 
@@ -35,6 +38,7 @@ const KNOWN_SETTINGS = new Set([
   'display_currency',
   'display_rate',
   'ip_rpm',
+  'alerts',
 ]);
 
 /** Settings the server has that this page has no dedicated field for (numbers, text, switches). */
@@ -60,6 +64,8 @@ interface SettingsForm {
   recovery_ramp: number;
   signup_rate_limit: number;
   show_channel_to_users: boolean;
+  log_retention_days: number;
+  alerts: AlertsFormValues;
 }
 
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
@@ -80,6 +86,8 @@ function toForm(s: Settings, toText: (units: number) => string): SettingsForm {
     recovery_ramp: s.recovery_ramp ?? 60,
     signup_rate_limit: s.signup_rate_limit ?? 10,
     show_channel_to_users: !!s.show_channel_to_users,
+    log_retention_days: s.log_retention_days ?? 0,
+    alerts: alertsToForm(s.alerts),
     extra: Object.fromEntries(extraSettings(s)),
   };
 }
@@ -93,9 +101,14 @@ export default function SettingsPage() {
   const save = useSaveSettings();
   const [form] = Form.useForm<SettingsForm>();
   const policy = Form.useWatch('unknown_model_policy', form);
+  // Test sends use the saved settings: say so while the alerts section has unsaved edits.
+  const [alertsDirty, setAlertsDirty] = useState(false);
 
   useEffect(() => {
-    if (settings.data) form.setFieldsValue(toForm(settings.data, moneyInput.toText));
+    if (settings.data) {
+      form.setFieldsValue(toForm(settings.data, moneyInput.toText));
+      setAlertsDirty(false);
+    }
     // moneyInput changes identity every render; refill only when the settings change.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [settings.data, form]);
@@ -131,10 +144,15 @@ export default function SettingsPage() {
       estimate_output_tokens: values.estimate_output_tokens ?? 0,
       ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, values[f.name] ?? f.min])),
       show_channel_to_users: values.show_channel_to_users,
+      alerts: formToAlerts(values.alerts),
       ...values.extra,
     };
     // Send only what changed, so the audit log names the settings that were really edited.
-    const current: Record<string, unknown> = settings.data ?? {};
+    const current: Record<string, unknown> = {
+      ...settings.data,
+      log_retention_days: settings.data?.log_retention_days ?? 0,
+      alerts: normalizeAlerts(settings.data?.alerts),
+    };
     const changed = Object.fromEntries(
       Object.entries(body).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(current[key])),
     ) as Partial<Settings>;
@@ -165,7 +183,15 @@ export default function SettingsPage() {
       {settings.isPending ? (
         <Skeleton active />
       ) : (
-        <Form<SettingsForm> form={form} layout="vertical" onFinish={onFinish} name="settings-form">
+        <Form<SettingsForm>
+          form={form}
+          layout="vertical"
+          onFinish={onFinish}
+          name="settings-form"
+          onValuesChange={(changed: Partial<SettingsForm>) => {
+            if ('alerts' in changed) setAlertsDirty(true);
+          }}
+        >
           <Row gutter={[16, 16]}>
             <Col xs={24} lg={12}>
               <Card title={t('settings.site')}>
@@ -195,7 +221,7 @@ export default function SettingsPage() {
             </Col>
             <Col xs={24} lg={12}>
               <Card title={t('settings.reliability')}>
-                {NUMBER_FIELDS.filter((f) => f.name !== 'signup_rate_limit').map((f) => numberItem(f.name))}
+                {NUMBER_FIELDS.filter((f) => f.name !== 'signup_rate_limit' && f.name !== 'log_retention_days').map((f) => numberItem(f.name))}
               </Card>
             </Col>
             <Col xs={24} lg={12}>
@@ -210,6 +236,12 @@ export default function SettingsPage() {
                   <Switch />
                 </Form.Item>
               </Card>
+            </Col>
+            <Col xs={24} lg={12}>
+              <Card title={t('settings.logs')}>{numberItem('log_retention_days')}</Card>
+            </Col>
+            <Col xs={24}>
+              <AlertsCard dirty={alertsDirty} />
             </Col>
             <Col xs={24}>
               <Card title={t('settings.unknownModels')}>
