@@ -42,13 +42,13 @@ test-go: test-go-sqlite test-go-mysql
 
 test-go-sqlite:
 	@echo "== Go tests: SQLite + in-process cache =="
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 test-go-mysql:
 	@if (exec 3<>/dev/tcp/127.0.0.1/3306) 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then \
 		echo "== Go tests: MariaDB + Redis =="; \
 		TOLLGATE_TEST_MYSQL_DSN='$(TEST_MYSQL_DSN)' TOLLGATE_TEST_REDIS_URL='$(TEST_REDIS_URL)' REDIS_URL='$(TEST_REDIS_URL)' \
-			$(GO) test -race -count=1 $(PKGS); \
+			$(GO) test -race -count=1 -timeout 30m $(PKGS); \
 	else \
 		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
 		echo "!! SKIPPED: MariaDB (127.0.0.1:3306) or Redis (127.0.0.1:6379) is not reachable !!"; \
