@@ -42,7 +42,7 @@ func (s *Store) statsKey(by StatsBy) (key, name, cond string) {
 		return "model", "''", ""
 	case StatsByDay:
 		// DATE() would come back from MySQL as a time (parseTime): format it (as LogStatsByDay does).
-		if s.Kind == "sqlite" {
+		if s.LogStore().Kind == "sqlite" {
 			return "substr(created_at, 1, 10)", "''", ""
 		}
 		return "DATE_FORMAT(created_at, '%Y-%m-%d')", "''", ""
@@ -79,7 +79,7 @@ func (s *Store) UsageStats(ctx context.Context, by StatsBy, from, to time.Time, 
 		K, Name                                                                    string
 		Requests, Successes, PromptTokens, CompletionTokens, Revenue, UpstreamCost int64
 	}
-	if err := s.DB.WithContext(ctx).Raw(q, args...).Scan(&sums).Error; err != nil {
+	if err := s.LogStore().DB.WithContext(ctx).Raw(q, args...).Scan(&sums).Error; err != nil {
 		return nil, fmt.Errorf("usage stats: %w", err)
 	}
 	out := make([]StatsRow, len(sums))
@@ -126,7 +126,7 @@ func (s *Store) UsageStats(ctx context.Context, by StatsBy, from, to time.Time, 
 			K        string
 			P50, P95 int64
 		}
-		if err := s.DB.WithContext(ctx).Raw(pq, pctArgs...).Scan(&ps).Error; err != nil {
+		if err := s.LogStore().DB.WithContext(ctx).Raw(pq, pctArgs...).Scan(&ps).Error; err != nil {
 			return nil, fmt.Errorf("usage stats percentiles: %w", err)
 		}
 		for _, p := range ps {

@@ -117,5 +117,21 @@ func TestLogDB_OutageUnderLoadNoRelayErrorEveryRowArrives(t *testing.T) {
 	if st.Totals.Requests != rows {
 		t.Fatalf("stats requests %d, rows %d", st.Totals.Requests, rows)
 	}
+	// So do the admin's channel reports (issue 12 item 1), read from the log database.
+	var rep struct {
+		Items []struct{ Requests int64 }
+	}
+	r = s.root.Do("GET", "/api/admin/stats/channels", nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("channel stats: %d %s", r.Status, r.Body)
+	}
+	r.JSON(t, &rep)
+	var reported int64
+	for _, it := range rep.Items {
+		reported += it.Requests
+	}
+	if reported != rows {
+		t.Fatalf("channel stats count %d requests, the log database %d", reported, rows)
+	}
 	t.Logf("%d requests at ~200/s, log database down %s, %d batches spooled, 0 relay errors, %d rows", sent.Load(), outage, spooled, rows)
 }

@@ -60,8 +60,10 @@ func main() {
 	case "measure":
 		fs := flag.NewFlagSet("measure", flag.ExitOnError)
 		skipRetention := fs.Bool("no-retention", false, "skip the (destructive) retention run")
+		chunk := fs.Int("chunk", 5000, "ids per retention DELETE")
+		limit := fs.Duration("retention-for", 0, "stop the retention run after this long (0: run to the end)")
 		_ = fs.Parse(os.Args[2:])
-		err = measure(dsn, !*skipRetention)
+		err = measure(dsn, !*skipRetention, *chunk, *limit)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -264,7 +266,7 @@ func p95(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
-func measure(dsn string, retention bool) error {
+func measure(dsn string, retention bool, chunk int, limit time.Duration) error {
 	st, err := model.OpenLogs(dsn)
 	if err != nil {
 		return err
@@ -333,12 +335,26 @@ func measure(dsn string, retention bool) error {
 		return nil
 	}
 	ret := usagelog.NewRetention(main, cache.NewMemory(), func() int { return 30 })
-	ret.Pause = 20 * time.Millisecond
-	res, err := ret.Run(ctx)
-	if err != nil {
-		return err
+	ret.Pause, ret.Chunk = 20*time.Millisecond, chunk
+	rctx := ctx
+	if limit > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
 	}
-	fmt.Printf("retention 30 days: deleted %d rows in %d chunks of %d ids, longest statement %s, total %s\n",
-		res.Deleted, res.Chunks, ret.Chunk, ms(res.MaxStatement), res.Elapsed.Round(time.Second))
+	var old int64
+	st.DB.Model(&model.UsageLog{}).Where("created_at < ?", time.Now().UTC().AddDate(0, 0, -30)).Count(&old)
+	res, err := ret.Run(rctx)
+	stopped := ""
+	if err != nil {
+		if rctx.Err() == nil {
+			return err
+		}
+		stopped = fmt.Sprintf(" (stopped after %s by -retention-for: %.0f%% of the %d rows older than 30 days)", limit,
+			100*float64(res.Deleted)/float64(max(old, 1)), old)
+	}
+	fmt.Printf("retention 30 days: deleted %d rows in %d chunks of %d ids, longest statement %s, total %s, %.0f rows/s%s\n",
+		res.Deleted, res.Chunks, ret.Chunk, ms(res.MaxStatement), res.Elapsed.Round(time.Second),
+		float64(res.Deleted)/res.Elapsed.Seconds(), stopped)
 	return nil
 }
