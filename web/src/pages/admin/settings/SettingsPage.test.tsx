@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../../../test/render';
 import SettingsPage from './SettingsPage';
 
-const settings = {
+const settings: Record<string, unknown> = {
   site_name: 'Tollgate',
   notice: '',
   registration_open: true,
@@ -37,7 +37,10 @@ beforeEach(() => {
   vi.stubGlobal('fetch', fetchMock);
 });
 
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  vi.unstubAllGlobals();
+  delete settings.alerts;
+});
 
 describe('SettingsPage', () => {
   it('edits the deadline, recovery, sign-up and privacy settings with their own labelled fields', async () => {
@@ -61,7 +64,7 @@ describe('SettingsPage', () => {
     const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
     // Only what changed is sent.
     expect(JSON.parse(put[1].body)).toEqual({ request_deadline: 120, show_channel_to_users: true });
-  });
+  }, 60_000);
 
   it('refuses an empty recovery ramp before sending', async () => {
     renderWithProviders(<SettingsPage />);
@@ -72,5 +75,36 @@ describe('SettingsPage', () => {
     fireEvent.click(screen.getByRole('button', { name: /save/i }));
     expect(await screen.findByText('Required')).toBeInTheDocument();
     expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(false);
-  });
+  }, 60_000);
+
+  it('saves a webhook and the alert thresholds, keeping the masked SMTP password', async () => {
+    settings.alerts = {
+      webhooks: [],
+      smtp: { host: 'smtp.example.com', port: 587, tls: 'starttls', user: '', password: 'pa****rd', from: 'a@example.com', admin_to: null },
+      cooldown_s: 600,
+      error_rate: { threshold: 0, window_s: 300, min_requests: 20 },
+      daily_summary_hour_utc: -1,
+    };
+    renderWithProviders(<SettingsPage />);
+    const retention = await screen.findByLabelText('Keep usage logs for');
+    await waitFor(() => expect(retention).toHaveValue('0'));
+    fireEvent.change(retention, { target: { value: '30' } });
+    fireEvent.blur(retention);
+    fireEvent.click(screen.getByTestId('add-webhook'));
+    fireEvent.change(await screen.findByLabelText('Webhook URL'), { target: { value: 'https://hooks.example.com/a' } });
+    fireEvent.change(screen.getByLabelText('Signing secret'), { target: { value: 'secret-0123456789abcdef' } });
+    const threshold = screen.getByTestId('alert-threshold');
+    fireEvent.change(threshold, { target: { value: '25' } });
+    fireEvent.blur(threshold);
+    fireEvent.click(screen.getAllByRole('button', { name: /save/i })[0]);
+
+    await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(true));
+    const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
+    const body = JSON.parse(put[1].body);
+    expect(Object.keys(body).sort()).toEqual(['alerts', 'log_retention_days']);
+    expect(body.log_retention_days).toBe(30);
+    expect(body.alerts.webhooks).toEqual([{ url: 'https://hooks.example.com/a', secret: 'secret-0123456789abcdef', events: [] }]);
+    expect(body.alerts.error_rate.threshold).toBe(0.25);
+    expect(body.alerts.smtp.password).toBe('pa****rd');
+  }, 60_000);
 });
