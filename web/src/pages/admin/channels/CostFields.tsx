@@ -31,7 +31,7 @@ export function CostFields({ models }: { models: string[] }) {
                 name={['cost_price', field]}
                 label={t(`costs.${field}`)}
                 rules={rules}
-                extra={field === 'per_call' ? t('costs.perCallHint') : t('costs.perMillion')}
+                tooltip={field === 'per_call' ? t('costs.perCallHint') : t('costs.perMillion')}
               >
                 <Input inputMode="decimal" prefix="$" data-testid={`cost-price-${field}`} />
               </Form.Item>
