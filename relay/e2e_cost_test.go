@@ -9,12 +9,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"tollgate/app/apptest"
 	"tollgate/model"
+	"tollgate/model/modeltest"
 	"tollgate/relay/relaytest"
 )
 
@@ -30,7 +33,13 @@ type costWorld struct {
 
 func newCostWorld(t *testing.T, prices ...price) *costWorld {
 	t.Helper()
-	w := newWorld(t)
+	return newCostWorldWith(t, nil, prices...)
+}
+
+// newCostWorldWith is newCostWorld on a node whose env the env funcs adjust.
+func newCostWorldWith(t *testing.T, env []func(*apptest.Env), prices ...price) *costWorld {
+	t.Helper()
+	w := newWorld(t, env...)
 	cw := &costWorld{world: w, up: fake(t, relaytest.WithTokens(1000, 1000)), from: time.Now().UTC().Add(-time.Minute)}
 	w.prices(prices...)
 	cw.alice = w.user("alice", 100_000_000)
@@ -357,5 +366,40 @@ func TestCost_StatsWindowValidated(t *testing.T) {
 		if r := cw.alice.c.Do("GET", "/api/admin/stats/"+what, nil); r.Status != http.StatusForbidden {
 			t.Errorf("alice %s → %d", what, r.Status)
 		}
+	}
+}
+
+// With LOG_SQL_DSN the reports read the log database, where the rows are (the main one has none). MySQL only.
+func TestCost_StatsReadTheLogDatabase(t *testing.T) {
+	t.Parallel()
+	if os.Getenv(modeltest.EnvDSN) == "" {
+		t.Skip("LOG_SQL_DSN is MySQL only: MariaDB pass")
+	}
+	logDSN := modeltest.FreshMySQL(t, "tg_costlog")
+	cw := newCostWorldWith(t, []func(*apptest.Env){func(e *apptest.Env) { e.Cfg.LogSQLDSN = logDSN }},
+		price{Model: "gpt-4o-mini", Input: "0.15", Output: "0.60"})
+	if !cw.node.App.Store.SeparateLogs() {
+		t.Fatal("LOG_SQL_DSN did not attach a log database")
+	}
+	id := cw.costChannel("logdb", []string{"gpt-4o-mini"}, map[string]any{"cost_price": map[string]string{"input": "0.10", "output": "0.40"}})
+	cw.calls(10, "gpt-4o-mini")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		cw.flush()
+		ch := cw.stats("channels")
+		if len(ch) == 1 && ch[0].Requests == 10 {
+			if c := ch[0]; c.ChannelID != id || c.Revenue != 7_500 || c.UpstreamCost != 5_000 || c.Profit != 2_500 {
+				t.Fatalf("channel stats = %+v", c)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("channel stats = %+v, want 10 requests", ch)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var mainRows int64
+	if err := cw.node.App.Store.DB.Model(&model.UsageLog{}).Count(&mainRows).Error; err != nil || mainRows != 0 {
+		t.Fatalf("main database usage_logs = %d, %v", mainRows, err)
 	}
 }
