@@ -24,6 +24,7 @@ import (
 	"tollgate/relay/adaptor/openai"
 	"tollgate/router"
 	"tollgate/service/account"
+	"tollgate/service/alert"
 	"tollgate/service/audit"
 	"tollgate/service/bus"
 	"tollgate/service/cache"
@@ -66,6 +67,8 @@ type Options struct {
 	// RouteClock is the route breakers' and return-to-primary's time (nil: time.Now); tests move it past
 	// a group's cooldown.
 	RouteClock func() time.Time
+	// Alerts tunes the alert service (webhook backoff, check interval) for tests.
+	Alerts alert.Options
 	// FleetClock is the fleet metrics' time (nil: time.Now); tests age buckets into hours.
 	FleetClock func() time.Time
 }
@@ -106,6 +109,8 @@ type App struct {
 	// Routing is the routing engine (logical groups → routes → channels) with the route breakers.
 	Routing *routing.Engine
 	Sticky  *sticky.Store
+	// Alerts sends webhooks and e-mails on breaker trips, disabled keys, error rates and low balances.
+	Alerts *alert.Service
 
 	redis   *redis.Client
 	closers []func(context.Context) error
@@ -242,6 +247,17 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Fleet.Start()
 	a.closers = append(a.closers, a.Fleet.Close)
 	a.Relay.Fleet = a.Fleet
+	a.Alerts = alert.New(alert.Deps{Store: a.Store, Cache: a.Cache, Settings: a.Settings, Balances: a.Ledger,
+		ChannelName: func(id int64) string {
+			if ch, ok := a.Channels.Snapshot().ByID[id]; ok {
+				return ch.Name
+			}
+			return ""
+		}}, opt.Alerts)
+	a.Health.OnTransition(a.Alerts.OnTransition)
+	a.Relay.Alerts = a.Alerts
+	a.Alerts.Start()
+	a.closers = append(a.closers, a.Alerts.Close)
 	a.Redemptions = redemption.New(a.Store, a.Cache, a.Keys, a.Accounts, a.Audit, nil)
 	a.Prober = relay.NewProber(a.Relay, 4)
 	a.Prober.StartSchedule(func() time.Duration { return time.Duration(a.Settings.Get().ChannelTestInterval) * time.Second })
@@ -275,6 +291,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Groups:      &controller.Groups{Groups: a.Groups, Sticky: a.Sticky, Routing: a.Routing},
 		Breakers:    &controller.Breakers{Channels: a.Channels, Health: a.Health, Audit: a.Audit},
 		Stats:       &controller.Stats{Stats: stats.New(a.Store, a.Channels, nil)},
+		Alerts:      &controller.Alerts{Alerts: a.Alerts},
 	})
 	ok = true
 	return a, generated, nil

@@ -41,6 +41,10 @@ type User struct {
 	SessionEpoch int64  `gorm:"not null;default:0" json:"-"`              // bumped on password change/disable: old JWTs die
 	RPM          int    `gorm:"column:rpm;not null;default:0" json:"rpm"` // requests per minute over all the user's keys (0 = none; set by an admin)
 	TPM          int64  `gorm:"column:tpm;not null;default:0" json:"tpm"` // tokens per minute over all the user's keys (0 = none; set by an admin)
+	// BalanceAlert: e-mail the user once when the balance falls below this many units (0 = off; set on their
+	// profile); Language is the language their e-mails are written in ("en" or "zh-CN"; empty = en).
+	BalanceAlert int64  `gorm:"not null;default:0" json:"balance_alert"`
+	Language     string `gorm:"type:varchar(8);not null;default:''" json:"language"`
 	// AffCode is the user's invite code (NULL until made; unique); InviterID who invited them (0 = nobody).
 	AffCode   *string   `gorm:"type:varchar(16);uniqueIndex" json:"aff_code,omitempty"`
 	InviterID int64     `gorm:"not null;default:0;index" json:"inviter_id,omitempty"`

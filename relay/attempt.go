@@ -281,6 +281,9 @@ func (r *Relay) attempt(c *gin.Context, rq *request) *outcome {
 			break
 		}
 		if f.class == ClassAuth || f.class == ClassUpstreamQuota {
+			if r.Alerts != nil {
+				r.Alerts.KeyDisabled(ch.ID, ch.Name, k, string(f.class))
+			}
 			r.maybeAutoDisable(ch)
 		}
 		if channelLevel(f.class) {
@@ -310,6 +313,9 @@ func (r *Relay) maybeAutoDisable(ch *channel.Channel) {
 			return
 		}
 		slog.Warn("channel auto-disabled: every key was refused", "channel", ch.ID, "name", ch.Name)
+		if r.Alerts != nil {
+			r.Alerts.ChannelAutoDisabled(ch.ID, ch.Name)
+		}
 	}()
 }
 

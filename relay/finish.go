@@ -123,6 +123,9 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 	r.Logs.Write(usagelog.Entry{Log: l, TokenLimited: !rq.who.tok.Unlimited})
 	r.observe(&l, out)
 	r.observeFleet(&l, out)
+	if r.Alerts != nil {
+		r.Alerts.Finished(rq.who.user, rq.model, upstreamFailure(out), charged)
+	}
 }
 
 // logErrorCode is the gateway's code for how an error row ended, which the user's log view turns into a

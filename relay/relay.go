@@ -64,6 +64,7 @@ type Deps struct {
 	Fleet    FleetRecorder   // fleet-wide metrics (nil: none)
 	Metrics  *metrics.Metrics
 	Headroom *Headroom // non-nil: overlap the reservation with the upstream call (remote ledgers)
+	Alerts   AlertSink // nil: no alerts (service/alert hears finished requests and disabled keys)
 	// Clock is the time a request is admitted at, which places it in its key's spend windows and dates its
 	// log row (nil: time.Now); tests move it across a day or month boundary.
 	Clock func() time.Time

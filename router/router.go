@@ -41,6 +41,8 @@ type Handlers struct {
 	Breakers *controller.Breakers
 	// Stats serves the admin's revenue, upstream cost and profit reports.
 	Stats *controller.Stats
+	// Alerts serves the alert log and the test send.
+	Alerts *controller.Alerts
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -87,6 +89,7 @@ func New(h Handlers) *gin.Engine {
 
 	user := api.Group("", middleware.Console(h.Auther))
 	user.GET("/user/self", h.Auth.Self)
+	user.PATCH("/user/self", h.Auth.UpdateSelf)
 	user.POST("/user/password", h.Auth.Password)
 	user.GET("/user/groups", h.Groups.Mine)
 	user.POST("/tokens", h.Tokens.Create)
@@ -127,6 +130,8 @@ func New(h Handlers) *gin.Engine {
 	admin.GET("/settings", h.Admin.SettingsGet)
 	admin.PUT("/settings", h.Admin.SettingsPut)
 	admin.GET("/audit", h.Admin.AuditList)
+	admin.GET("/alerts", h.Alerts.List)
+	admin.POST("/alerts/test", h.Alerts.Test)
 	admin.POST("/channels", h.Channels.Create)
 	admin.GET("/channels", h.Channels.List)
 	admin.GET("/channels/:id", h.Channels.Get)

@@ -206,6 +206,7 @@ func (s *Service) UseKeyring(k *secret.Keyring) { s.keys = k }
 // GET /api/admin/settings shows. Sending a masked value back keeps the stored secret (see keepMasked).
 func Masked(st *Settings) *Settings {
 	out := *st
+	maskAlerts(&out.Alerts)
 	for _, f := range secretFields(&out.Payment) {
 		if *f.ptr != "" {
 			*f.ptr = secret.Mask(*f.ptr)
@@ -233,6 +234,13 @@ func keepMasked(prev, next *Payment) error {
 
 // sealOptions encrypts the payment secrets of the "payment" option about to be stored.
 func (s *Service) sealOptions(next *Settings, key string) (json.RawMessage, error) {
+	if key == "alerts" && s.keys != nil {
+		a, err := s.sealAlerts(next.Alerts)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(a)
+	}
 	if key != "payment" || s.keys == nil {
 		return json.Marshal(field(*next, key))
 	}

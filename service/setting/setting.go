@@ -71,6 +71,8 @@ type Settings struct {
 	// channels speaking the caller's protocol are tried first (no translation); false weighs them all alike.
 	CrossProtocol      bool `json:"cross_protocol"`
 	PreferSameProtocol bool `json:"prefer_same_protocol"`
+	// Alerts: webhooks, SMTP, cooldown and thresholds of service/alert (secrets sealed, shown masked).
+	Alerts Alerts `json:"alerts"`
 }
 
 // Payment configures top-ups. Amounts and rates are decimal strings; Rate is provider currency per 1 USD of
@@ -132,6 +134,7 @@ func Defaults() Settings {
 			Stripe: StripeSettings{Currency: "USD", Rate: "1", MinAmount: "1", MaxAmount: "10000"}},
 		Invite:          Invite{FirstTopupPercent: "0"},
 		DisplayCurrency: "USD", DisplayRate: "7.3",
+		Alerts: defaultAlerts(),
 	}
 }
 
@@ -171,6 +174,7 @@ func (s *Service) Load(ctx context.Context) error {
 		return fmt.Errorf("decode settings: %w", err)
 	}
 	s.openSecrets(&next)
+	s.openAlerts(&next.Alerts)
 	s.cur.Store(&next)
 	return nil
 }
@@ -199,6 +203,9 @@ func (s *Service) Update(ctx context.Context, patch map[string]json.RawMessage) 
 	if err := keepMasked(&s.Get().Payment, &next.Payment); err != nil {
 		return nil, err
 	}
+	if err := keepMaskedAlerts(&s.Get().Alerts, &next.Alerts); err != nil {
+		return nil, err
+	}
 	if err := validate(&next); err != nil {
 		return nil, err
 	}
@@ -224,6 +231,7 @@ func detach(st *Settings) {
 	st.Payment.Presets = append([]string(nil), st.Payment.Presets...)
 	st.Payment.Bonus = append([]BonusTier(nil), st.Payment.Bonus...)
 	st.Payment.Epay.Methods = append([]string(nil), st.Payment.Epay.Methods...)
+	detachAlerts(&st.Alerts)
 }
 
 func field(s Settings, key string) json.RawMessage {
@@ -277,6 +285,9 @@ func validate(s *Settings) error {
 		}
 	}
 	if err := validateInvite(s); err != nil {
+		return err
+	}
+	if err := validateAlerts(&s.Alerts); err != nil {
 		return err
 	}
 	return nil
