@@ -337,3 +337,13 @@ func TestAlerts_ErrorRateKeyDisabledAndAutoDisabled(t *testing.T) {
 		t.Fatalf("model.error_rate body %s", d.body)
 	}
 }
+
+// A fresh install shows its alert lists as [] (never null), which the console iterates.
+func TestAlerts_SettingsShowEmptyListsNotNull(t *testing.T) {
+	w := newWorld(t)
+	w.settings(map[string]any{"alerts": map[string]any{"webhooks": []any{map[string]any{"url": "https://x.example/h", "secret": hookSecret}}}})
+	body := string(w.root.Do("GET", "/api/admin/settings", nil).Body)
+	if !strings.Contains(body, `"events":[]`) || !strings.Contains(body, `"admin_to":[]`) || strings.Contains(body, `"webhooks":null`) {
+		t.Fatalf("alerts lists: %s", body)
+	}
+}

@@ -79,14 +79,15 @@ func defaultAlerts() Alerts {
 		ErrorRate: ErrorRateAlert{WindowS: 300, MinRequests: 20}}
 }
 
+// detachAlerts gives a its own slices (never nil, so the API shows [] rather than null).
 func detachAlerts(a *Alerts) {
 	hooks := make([]Webhook, len(a.Webhooks))
 	for i, w := range a.Webhooks {
-		w.Events = append([]string(nil), w.Events...)
+		w.Events = append([]string{}, w.Events...)
 		hooks[i] = w
 	}
 	a.Webhooks = hooks
-	a.SMTP.AdminTo = append([]string(nil), a.SMTP.AdminTo...)
+	a.SMTP.AdminTo = append([]string{}, a.SMTP.AdminTo...)
 }
 
 func validateAlerts(a *Alerts) error {
