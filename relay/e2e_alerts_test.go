@@ -120,7 +120,7 @@ func TestAlerts_ChannelTripSendsOneSignedWebhook(t *testing.T) {
 	}
 	waitUntil(t, 5*time.Second, "the alert log row", func() bool { return len(r.alertRows("event = ?", "channel.opened")) == 1 })
 	row := r.alertRows("event = ?", "channel.opened")[0]
-	if row.Channel != "webhook" || row.Status != "sent" || row.Attempts != 1 || row.Target != rc.URL+"/hook?token=abc" {
+	if row.Channel != "webhook" || row.Status != "sent" || row.Attempts != 1 || row.Target != rc.URL+"/hook?…" {
 		t.Fatalf("alert row %+v", row)
 	}
 	res := r.root.Do("GET", "/api/admin/alerts?event=channel.opened", nil)

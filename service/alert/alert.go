@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -367,7 +368,7 @@ type result struct {
 
 // record writes the delivery's alert_logs row.
 func (s *Service) record(ev Event, t target, r result) model.AlertLog {
-	row := model.AlertLog{Event: ev.Name, EventKey: clip(ev.Key, 191), Target: clip(t.addr, 512), Channel: t.channel,
+	row := model.AlertLog{Event: ev.Name, EventKey: clip(ev.Key, 191), Target: clip(redactQuery(t.addr), 512), Channel: t.channel,
 		Status: model.AlertSent, Attempts: r.attempts, Subject: clip(r.subject, 255), CreatedAt: s.d.Now().UTC()}
 	if r.err != nil {
 		row.Status, row.Error = model.AlertFailed, clip(r.err.Error(), 500)
@@ -379,6 +380,14 @@ func (s *Service) record(ev Event, t target, r result) model.AlertLog {
 		slog.Error("alert log row", "event", ev.Name, "err", err)
 	}
 	return row
+}
+
+// redactQuery hides a webhook URL's query string, which often carries a token, from the alert log.
+func redactQuery(addr string) string {
+	if i := strings.IndexByte(addr, '?'); i >= 0 {
+		return addr[:i] + "?…"
+	}
+	return addr
 }
 
 func clip(s string, n int) string {
