@@ -116,18 +116,11 @@ func (h *Admin) AuditList(c *gin.Context) {
 	}
 	f := model.AuditFilter{ActorID: actor, Action: c.Query("action")}
 	if _, keyset := c.GetQuery("cursor"); keyset { // keyset pages: no COUNT, no OFFSET
-		cursor, ok := queryInt64(c, "cursor")
+		cursor, limit, ok := keysetPage(c)
 		if !ok {
 			return
 		}
-		limit, ok := queryInt64(c, "limit")
-		if !ok {
-			return
-		}
-		if limit <= 0 || limit > 200 {
-			limit = 50
-		}
-		items, next, err := h.Audit.After(c.Request.Context(), f, cursor, int(limit))
+		items, next, err := h.Audit.After(c.Request.Context(), f, cursor, limit)
 		if err != nil {
 			middleware.Fail(c, err)
 			return

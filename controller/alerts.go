@@ -18,23 +18,8 @@ type Alerts struct {
 
 // List handles GET /api/admin/alerts?event=&channel=&status=&cursor=&limit= (newest first, keyset on id).
 func (h *Alerts) List(c *gin.Context) {
-	cursor, ok := queryInt64(c, "cursor")
+	cursor, limit, ok := keysetPage(c)
 	if !ok {
-		return
-	}
-	if cursor < 0 {
-		middleware.Fail(c, apperr.Field("cursor", "not negative"))
-		return
-	}
-	limit, ok := queryInt64(c, "limit")
-	if !ok {
-		return
-	}
-	if limit == 0 {
-		limit = 50
-	}
-	if limit < 1 || limit > 200 {
-		middleware.Fail(c, apperr.Field("limit", "between 1 and 200"))
 		return
 	}
 	f := model.AlertFilter{Event: c.Query("event"), Channel: c.Query("channel"), Status: c.Query("status")}
@@ -42,7 +27,7 @@ func (h *Alerts) List(c *gin.Context) {
 		middleware.Fail(c, apperr.Field("event", "unknown filter value"))
 		return
 	}
-	items, next, err := h.Alerts.ListLogs(c.Request.Context(), f, cursor, int(limit))
+	items, next, err := h.Alerts.ListLogs(c.Request.Context(), f, cursor, limit)
 	if err != nil {
 		middleware.Fail(c, err)
 		return

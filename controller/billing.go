@@ -153,18 +153,11 @@ func (h *Billing) list(c *gin.Context, admin bool) {
 	if !ok {
 		return
 	}
-	cursor, ok := queryInt64(c, "cursor")
+	cursor, limit, ok := keysetPage(c)
 	if !ok {
 		return
 	}
-	limit, ok := queryInt64(c, "limit")
-	if !ok {
-		return
-	}
-	if limit <= 0 || limit > 200 {
-		limit = 50
-	}
-	items, next, err := h.Reader.List(c.Request.Context(), f, cursor, int(limit))
+	items, next, err := h.Reader.List(c.Request.Context(), f, cursor, limit)
 	if err != nil {
 		middleware.Fail(c, err)
 		return

@@ -45,6 +45,36 @@ func idParam(c *gin.Context, notFoundCode string) (int64, bool) {
 	return id, true
 }
 
+// pageSize is a keyset page's default size; maxPageSize its largest.
+const (
+	pageSize    = 50
+	maxPageSize = 200
+)
+
+// keysetPage reads a keyset page's `cursor` (an id, 0 = the first page) and `limit` (1 … 200, default 50);
+// anything else renders a 400 naming the parameter.
+func keysetPage(c *gin.Context) (cursor int64, limit int, ok bool) {
+	if cursor, ok = queryInt64(c, "cursor"); !ok {
+		return 0, 0, false
+	}
+	if cursor < 0 {
+		middleware.Fail(c, apperr.Field("cursor", "not negative"))
+		return 0, 0, false
+	}
+	n, ok := queryInt64(c, "limit")
+	if !ok {
+		return 0, 0, false
+	}
+	if n == 0 {
+		n = pageSize
+	}
+	if n < 1 || n > maxPageSize {
+		middleware.Fail(c, apperr.Field("limit", "between 1 and 200"))
+		return 0, 0, false
+	}
+	return cursor, int(n), true
+}
+
 // queryInt64 parses an optional integer query parameter; a malformed value renders a 400.
 func queryInt64(c *gin.Context, name string) (int64, bool) {
 	v := c.Query(name)
