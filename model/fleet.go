@@ -38,19 +38,21 @@ type FleetBucket struct {
 	OutputTokens   int64                  `gorm:"not null;default:0" json:"completion_tokens"`
 }
 
+// The fleet rollups live with the usage logs (LogStore: LOG_SQL_DSN's database when set, else this one).
+
 // UpsertFleet writes buckets, replacing a node's earlier write of the same bucket (a node writes its running
 // totals for a bucket until the bucket is over).
 func (s *Store) UpsertFleet(ctx context.Context, rows []FleetBucket) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).CreateInBatches(rows, 200).Error
+	return s.LogStore().DB.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).CreateInBatches(rows, 200).Error
 }
 
 // FleetSince returns the buckets of one resolution at or after from (and before to when to is not zero).
 func (s *Store) FleetSince(ctx context.Context, res string, from, to time.Time) ([]FleetBucket, error) {
 	var out []FleetBucket
-	q := s.DB.WithContext(ctx).Where("res = ? AND at >= ?", res, from.UTC())
+	q := s.LogStore().DB.WithContext(ctx).Where("res = ? AND at >= ?", res, from.UTC())
 	if !to.IsZero() {
 		q = q.Where("at < ?", to.UTC())
 	}
@@ -61,7 +63,7 @@ func (s *Store) FleetSince(ctx context.Context, res string, from, to time.Time) 
 // ReplaceFleet swaps rows for their roll-up in one transaction: the rolled-up rows go in, the rows of res in
 // [from, to) go out.
 func (s *Store) ReplaceFleet(ctx context.Context, res string, from, to time.Time, rolled []FleetBucket) error {
-	return s.Transact(ctx, func(tx *gorm.DB) error {
+	return s.LogStore().Transact(ctx, func(tx *gorm.DB) error {
 		if len(rolled) > 0 {
 			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).CreateInBatches(rolled, 200).Error; err != nil {
 				return err

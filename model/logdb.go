@@ -48,8 +48,10 @@ func (s *Store) LogStore() *Store {
 // SeparateLogs reports whether logs live in their own database.
 func (s *Store) SeparateLogs() bool { return s.logs != nil && s.logs != s }
 
-// logModels are the tables of a log database.
-func logModels() []any { return []any{&UsageLog{}, &UsageDailyKey{}, &UsageDailyChannel{}} }
+// logModels are the tables of a log database: usage logs, their daily sums and the fleet rollups.
+func logModels() []any {
+	return []any{&UsageLog{}, &UsageDailyKey{}, &UsageDailyChannel{}, &FleetBucket{}}
+}
 
 // MigrateLogs creates or updates the log tables of a separate log database (a named lock makes nodes take
 // turns), and fills the daily sums from the rows already there when those tables are new.

@@ -96,6 +96,16 @@ func TestLogDB_OutageUnderLoadNoRelayErrorEveryRowArrives(t *testing.T) {
 	if rows != sent.Load() || mainRows != 0 {
 		t.Fatalf("log rows %d for %d requests (spooled %d batches); main database rows %d", rows, sent.Load(), spooled, mainRows)
 	}
+	// The fleet rollups live in the log database too.
+	if err := app.Fleet.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var fleetRows, mainFleet int64
+	ls.DB.Model(&model.FleetBucket{}).Count(&fleetRows)
+	app.Store.DB.Model(&model.FleetBucket{}).Count(&mainFleet)
+	if fleetRows == 0 || mainFleet != 0 {
+		t.Fatalf("fleet rows: %d in the log database, %d in the main one", fleetRows, mainFleet)
+	}
 	if u := s.sqlUser(s.alice.id); u.UsedQuota != logged || logged == 0 {
 		t.Fatalf("used_quota %d, Σ logged cost %d", u.UsedQuota, logged)
 	}
