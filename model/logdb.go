@@ -92,12 +92,16 @@ func dayExpr(kind string) string {
 
 func backfillDaily(db *gorm.DB) error {
 	day := dayExpr(db.Dialector.Name())
-	sums := "COUNT(*), COALESCE(SUM(cost),0), COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0)"
-	if err := db.Exec(`INSERT INTO usage_daily_keys (day, user_id, token_id, model, requests, cost, prompt_tokens, completion_tokens)
+	test := "CASE WHEN is_test THEN 1 ELSE 0 END"
+	sums := "COUNT(*), COALESCE(SUM(cost),0), COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0), " +
+		"COALESCE(SUM(CASE WHEN status = 'success' AND NOT is_test THEN 1 ELSE 0 END),0), COALESCE(SUM(upstream_cost),0), " +
+		"COALESCE(SUM(" + test + "),0), COALESCE(SUM(" + test + " * prompt_tokens),0), COALESCE(SUM(" + test + " * completion_tokens),0)"
+	cols := strings.Join(dailyColumns, ", ")
+	if err := db.Exec(`INSERT INTO usage_daily_keys (day, user_id, token_id, model, ` + cols + `)
 		SELECT ` + day + `, user_id, token_id, model, ` + sums + ` FROM usage_logs GROUP BY ` + day + `, user_id, token_id, model`).Error; err != nil {
 		return fmt.Errorf("backfill usage_daily_keys: %w", err)
 	}
-	if err := db.Exec(`INSERT INTO usage_daily_channels (day, channel_id, model, requests, cost, prompt_tokens, completion_tokens)
+	if err := db.Exec(`INSERT INTO usage_daily_channels (day, channel_id, model, ` + cols + `)
 		SELECT ` + day + `, channel_id, model, ` + sums + ` FROM usage_logs GROUP BY ` + day + `, channel_id, model`).Error; err != nil {
 		return fmt.Errorf("backfill usage_daily_channels: %w", err)
 	}
@@ -110,6 +114,39 @@ type DailySums struct {
 	Cost             int64 `gorm:"not null;default:0"`
 	PromptTokens     int64 `gorm:"not null;default:0"`
 	CompletionTokens int64 `gorm:"not null;default:0"`
+	// For the admin's business reports (model/stats.go), which leave channel tests out: successful relayed
+	// requests, Σ upstream_cost, and the test rows' share of the counters above.
+	Successes            int64 `gorm:"not null;default:0"`
+	UpstreamCost         int64 `gorm:"not null;default:0"`
+	TestRequests         int64 `gorm:"not null;default:0"`
+	TestPromptTokens     int64 `gorm:"not null;default:0"`
+	TestCompletionTokens int64 `gorm:"not null;default:0"`
+}
+
+// dailyColumns are DailySums' columns in the order dailyValues gives them.
+var dailyColumns = []string{"requests", "cost", "prompt_tokens", "completion_tokens", "successes", "upstream_cost",
+	"test_requests", "test_prompt_tokens", "test_completion_tokens"}
+
+func (d *DailySums) values() []any {
+	return []any{d.Requests, d.Cost, d.PromptTokens, d.CompletionTokens, d.Successes, d.UpstreamCost,
+		d.TestRequests, d.TestPromptTokens, d.TestCompletionTokens}
+}
+
+// add counts one log row.
+func (d *DailySums) add(l *UsageLog) {
+	d.Requests++
+	d.Cost += l.Cost
+	d.PromptTokens += l.PromptTokens
+	d.CompletionTokens += l.CompletionTokens
+	d.UpstreamCost += l.UpstreamCost
+	switch {
+	case l.IsTest:
+		d.TestRequests++
+		d.TestPromptTokens += l.PromptTokens
+		d.TestCompletionTokens += l.CompletionTokens
+	case l.Status == "success":
+		d.Successes++
+	}
 }
 
 // UsageDailyKey sums usage logs per UTC day, key (and so user) and model: what a user's or a key's dashboard
@@ -201,10 +238,7 @@ func (s *Store) addDaily(ctx context.Context, tx *gorm.DB, logs []UsageLog) erro
 			d = &DailySums{}
 			keys[k] = d
 		}
-		d.Requests++
-		d.Cost += l.Cost
-		d.PromptTokens += l.PromptTokens
-		d.CompletionTokens += l.CompletionTokens
+		d.add(l)
 	}
 	for i := range logs {
 		l := &logs[i]
@@ -241,22 +275,26 @@ func (s *Store) addDaily(ctx context.Context, tx *gorm.DB, logs []UsageLog) erro
 	upsert := func(table string, pk []string, rows []keyDay, vals func(k keyDay) []any) error {
 		for start := 0; start < len(rows); start += 200 {
 			end := min(start+200, len(rows))
-			cols := append(append([]string{}, pk...), "requests", "cost", "prompt_tokens", "completion_tokens")
+			cols := append(append([]string{}, pk...), dailyColumns...)
 			one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
 			args := make([]any, 0, (end-start)*len(cols))
 			for _, k := range rows[start:end] {
-				d := keys[k]
-				args = append(append(args, vals(k)...), d.Requests, d.Cost, d.PromptTokens, d.CompletionTokens)
+				args = append(append(args, vals(k)...), keys[k].values()...)
 			}
 			q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES " +
 				strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
+			sets := make([]string, len(dailyColumns))
+			for i, c := range dailyColumns {
+				if s.Kind == "sqlite" {
+					sets[i] = c + " = " + c + " + excluded." + c
+				} else {
+					sets[i] = c + " = " + c + " + VALUES(" + c + ")"
+				}
+			}
 			if s.Kind == "sqlite" {
-				q += " ON CONFLICT(" + strings.Join(pk, ", ") + ") DO UPDATE SET requests = requests + excluded.requests, " +
-					"cost = cost + excluded.cost, prompt_tokens = prompt_tokens + excluded.prompt_tokens, " +
-					"completion_tokens = completion_tokens + excluded.completion_tokens"
+				q += " ON CONFLICT(" + strings.Join(pk, ", ") + ") DO UPDATE SET " + strings.Join(sets, ", ")
 			} else {
-				q += " ON DUPLICATE KEY UPDATE requests = requests + VALUES(requests), cost = cost + VALUES(cost), " +
-					"prompt_tokens = prompt_tokens + VALUES(prompt_tokens), completion_tokens = completion_tokens + VALUES(completion_tokens)"
+				q += " ON DUPLICATE KEY UPDATE " + strings.Join(sets, ", ")
 			}
 			if _, err := conn.ExecContext(ctx, q, args...); err != nil {
 				return fmt.Errorf("add to %s: %w", table, err)

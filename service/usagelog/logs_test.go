@@ -50,7 +50,7 @@ func entries(n, days int, tag string) []usagelog.Entry {
 		out[i] = usagelog.Entry{Log: model.UsageLog{
 			RequestID: fmt.Sprintf("%s-%d", tag, i), CreatedAt: start.Add(time.Duration(i) * step).Truncate(time.Microsecond),
 			UserID: user, TokenID: user*10 + int64(i%2), ChannelID: int64(i%4 + 1), Model: models[i%len(models)],
-			PromptTokens: int64(100 + i), CompletionTokens: int64(i % 50), Cost: int64(1000 + i*7),
+			PromptTokens: int64(100 + i), CompletionTokens: int64(i % 50), Cost: int64(1000 + i*7), UpstreamCost: int64(400 + i*3),
 			Status: []string{"success", "success", "error"}[i%3], Username: fmt.Sprintf("u%d", user),
 		}}
 	}
@@ -64,7 +64,14 @@ func write(w *usagelog.Writer, es []usagelog.Entry) {
 	w.Flush()
 }
 
-type sum struct{ requests, cost, prompt, completion int64 }
+type sum struct {
+	requests, cost, prompt, completion, successes, upstream, tests, testPrompt, testCompletion int64
+}
+
+func sumOf(d model.DailySums) sum {
+	return sum{d.Requests, d.Cost, d.PromptTokens, d.CompletionTokens, d.Successes, d.UpstreamCost, d.TestRequests,
+		d.TestPromptTokens, d.TestCompletionTokens}
+}
 
 // rawSums groups usage_logs rows in Go by key(row).
 func rawSums(t *testing.T, st *model.Store, key func(l model.UsageLog) string) map[string]sum {
@@ -81,6 +88,15 @@ func rawSums(t *testing.T, st *model.Store, key func(l model.UsageLog) string) m
 		s.cost += l.Cost
 		s.prompt += l.PromptTokens
 		s.completion += l.CompletionTokens
+		s.upstream += l.UpstreamCost
+		switch {
+		case l.IsTest:
+			s.tests++
+			s.testPrompt += l.PromptTokens
+			s.testCompletion += l.CompletionTokens
+		case l.Status == "success":
+			s.successes++
+		}
 		out[k] = s
 	}
 	return out
@@ -91,6 +107,9 @@ func TestWriter_DailySumsEqualRawRowsAndReplaysAddNothing(t *testing.T) {
 	w := usagelog.NewWriter(st, 1024, 50, 20*time.Millisecond)
 	defer w.Close(context.Background())
 	es := entries(600, 6, "d")
+	for i := range es {
+		es[i].Log.IsTest = i%17 == 0 // channel tests: counted apart for the business reports
+	}
 	write(w, es)
 	write(w, es[100:250]) // a replayed stretch (a spool drained twice, a retried commit): no row, no sum twice
 	var n int64
@@ -105,7 +124,7 @@ func TestWriter_DailySumsEqualRawRowsAndReplaysAddNothing(t *testing.T) {
 	st.DB.Find(&keys)
 	got := map[string]sum{}
 	for _, k := range keys {
-		got[fmt.Sprintf("%s|%d|%d|%s", k.Day, k.UserID, k.TokenID, k.Model)] = sum{k.Requests, k.Cost, k.PromptTokens, k.CompletionTokens}
+		got[fmt.Sprintf("%s|%d|%d|%s", k.Day, k.UserID, k.TokenID, k.Model)] = sumOf(k.DailySums)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(raw) {
 		t.Fatalf("usage_daily_keys differs from Σ rows:\n got %v\nwant %v", got, raw)
@@ -117,7 +136,7 @@ func TestWriter_DailySumsEqualRawRowsAndReplaysAddNothing(t *testing.T) {
 	st.DB.Find(&chans)
 	gotCh := map[string]sum{}
 	for _, k := range chans {
-		gotCh[fmt.Sprintf("%s|%d|%s", k.Day, k.ChannelID, k.Model)] = sum{k.Requests, k.Cost, k.PromptTokens, k.CompletionTokens}
+		gotCh[fmt.Sprintf("%s|%d|%s", k.Day, k.ChannelID, k.Model)] = sumOf(k.DailySums)
 	}
 	if fmt.Sprint(gotCh) != fmt.Sprint(rawCh) {
 		t.Fatalf("usage_daily_channels differs from Σ rows:\n got %v\nwant %v", gotCh, rawCh)
