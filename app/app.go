@@ -271,6 +271,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		return nil, "", fmt.Errorf("create root: %w", err)
 	}
 
+	reports := stats.New(a.Store, a.Channels, nil)
+	reports.Fleet = a.Fleet // percentiles of whole days from the rollups (their sums come from the daily tables)
 	a.Handler = router.New(router.Handlers{
 		Status:   &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings},
 		Auth:     &controller.Auth{Accounts: a.Accounts, Groups: a.Groups, Secure: cfg.CookieSecure},
@@ -290,7 +292,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Tiers:       &controller.Tiers{Tiers: a.Tiers},
 		Groups:      &controller.Groups{Groups: a.Groups, Sticky: a.Sticky, Routing: a.Routing},
 		Breakers:    &controller.Breakers{Channels: a.Channels, Health: a.Health, Audit: a.Audit},
-		Stats:       &controller.Stats{Stats: stats.New(a.Store, a.Channels, nil)},
+		Stats:       &controller.Stats{Stats: reports},
 		Alerts:      &controller.Alerts{Alerts: a.Alerts},
 	})
 	ok = true

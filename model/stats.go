@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"time"
 )
@@ -51,12 +52,161 @@ func (s *Store) statsKey(by StatsBy) (key, name, cond string) {
 	}
 }
 
-// UsageStats sums the relayed requests of [from, to) per channel, model, UTC day or user: counts, tokens,
-// revenue and upstream cost in one grouped query, then the latency percentiles in SQL with window functions
-// (ROW_NUMBER and COUNT over each group, nearest rank by integer comparison, so MariaDB ≥ 10.2 and SQLite ≥
-// 3.25 agree). Percentiles sort every matching row of the window inside the database. limit > 0 keeps the
+// WholeDays is the span of whole UTC days inside [from, to) (first == last: none).
+func WholeDays(from, to time.Time) (first, last time.Time) {
+	first = from.UTC().Truncate(24 * time.Hour)
+	if first.Before(from.UTC()) {
+		first = first.Add(24 * time.Hour)
+	}
+	last = to.UTC().Truncate(24 * time.Hour)
+	if !first.Before(last) {
+		return first, first
+	}
+	return first, last
+}
+
+// UsageStats sums the relayed requests of [from, to) per channel, model, UTC day or user. The whole UTC days
+// inside the window are read from the daily sums (usage_daily_channels, usage_daily_keys: no raw row is read
+// for them, so 30 days cost as much on 10M rows as on 10k) and only the partial days at either end from the
+// raw rows. Latency percentiles need raw rows: a window without whole days gets them (see rawStats); one with
+// whole days leaves them 0 for the caller to take from the fleet rollups (service/stats). limit > 0 keeps the
 // limit groups with the most revenue (top users); by day rows come oldest first, others by revenue.
 func (s *Store) UsageStats(ctx context.Context, by StatsBy, from, to time.Time, limit int) ([]StatsRow, error) {
+	first, last := WholeDays(from, to)
+	if first.Equal(last) {
+		return s.rawStats(ctx, by, from, to, limit, true)
+	}
+	rows, err := s.dailyUsageStats(ctx, by, first, last)
+	if err != nil {
+		return nil, err
+	}
+	for _, edge := range [][2]time.Time{{from, first}, {last, to}} {
+		if !edge[0].Before(edge[1]) {
+			continue
+		}
+		part, err := s.rawStats(ctx, by, edge[0], edge[1], 0, false)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, part...)
+	}
+	out := mergeStats(rows)
+	sort.Slice(out, func(i, j int) bool {
+		if by != StatsByDay && out[i].Revenue != out[j].Revenue {
+			return out[i].Revenue > out[j].Revenue
+		}
+		return out[i].Key < out[j].Key
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	if by == StatsByUser {
+		if err := s.nameUsers(ctx, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// dailyUsageStats sums the daily tables over the UTC days [first, last), channel tests left out.
+func (s *Store) dailyUsageStats(ctx context.Context, by StatsBy, first, last time.Time) ([]StatsRow, error) {
+	table, key, cond := "usage_daily_channels", "channel_id", "channel_id <> 0"
+	switch by {
+	case StatsByModel:
+		key, cond = "model", ""
+	case StatsByDay:
+		key, cond = "day", ""
+	case StatsByUser:
+		table, key, cond = "usage_daily_keys", "user_id", ""
+	}
+	where := "day >= ? AND day < ?"
+	if cond != "" {
+		where += " AND " + cond
+	}
+	q := fmt.Sprintf("SELECT %[1]s AS k, COALESCE(SUM(requests - test_requests),0) AS requests, "+
+		"COALESCE(SUM(successes),0) AS successes, COALESCE(SUM(prompt_tokens - test_prompt_tokens),0) AS prompt_tokens, "+
+		"COALESCE(SUM(completion_tokens - test_completion_tokens),0) AS completion_tokens, "+
+		"COALESCE(SUM(cost),0) AS revenue, COALESCE(SUM(upstream_cost),0) AS upstream_cost "+
+		"FROM %[2]s WHERE %[3]s GROUP BY %[1]s", key, table, where)
+	var sums []struct {
+		K                                                                          string
+		Requests, Successes, PromptTokens, CompletionTokens, Revenue, UpstreamCost int64
+	}
+	if err := s.LogStore().DB.WithContext(ctx).Raw(q, first.Format(time.DateOnly), last.Format(time.DateOnly)).Scan(&sums).Error; err != nil {
+		return nil, fmt.Errorf("daily usage stats: %w", err)
+	}
+	out := make([]StatsRow, 0, len(sums))
+	for _, r := range sums {
+		if r.Requests == 0 && r.Revenue == 0 && r.UpstreamCost == 0 { // only channel tests that day
+			continue
+		}
+		out = append(out, StatsRow{Key: r.K, Requests: r.Requests, Successes: r.Successes, PromptTokens: r.PromptTokens,
+			CompletionTokens: r.CompletionTokens, Revenue: r.Revenue, UpstreamCost: r.UpstreamCost})
+	}
+	return out, nil
+}
+
+// mergeStats adds rows with the same key (the sums; a name seen wins over none).
+func mergeStats(rows []StatsRow) []StatsRow {
+	at := map[string]int{}
+	var out []StatsRow
+	for _, r := range rows {
+		i, ok := at[r.Key]
+		if !ok {
+			at[r.Key] = len(out)
+			r.P50Ms, r.P95Ms, r.FirstByteP50Ms = 0, 0, 0
+			out = append(out, r)
+			continue
+		}
+		o := &out[i]
+		o.Requests += r.Requests
+		o.Successes += r.Successes
+		o.PromptTokens += r.PromptTokens
+		o.CompletionTokens += r.CompletionTokens
+		o.Revenue += r.Revenue
+		o.UpstreamCost += r.UpstreamCost
+		if o.Name == "" {
+			o.Name = r.Name
+		}
+	}
+	return out
+}
+
+// nameUsers fills the usernames of user rows from the users table (the daily sums keep only ids).
+func (s *Store) nameUsers(ctx context.Context, rows []StatsRow) error {
+	ids := make([]int64, 0, len(rows))
+	for _, r := range rows {
+		if id, err := strconv.ParseInt(r.Key, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var us []struct {
+		ID       int64
+		Username string
+	}
+	if err := s.DB.WithContext(ctx).Model(&User{}).Where("id IN ?", ids).Select("id, username").Scan(&us).Error; err != nil {
+		return fmt.Errorf("usage stats users: %w", err)
+	}
+	names := make(map[string]string, len(us))
+	for _, u := range us {
+		names[strconv.FormatInt(u.ID, 10)] = u.Username
+	}
+	for i := range rows {
+		if n, ok := names[rows[i].Key]; ok {
+			rows[i].Name = n
+		}
+	}
+	return nil
+}
+
+// rawStats sums the raw rows of [from, to): counts, tokens, revenue and upstream cost in one grouped query,
+// then (pct) the latency percentiles in SQL with window functions (ROW_NUMBER and COUNT over each group,
+// nearest rank by integer comparison, so MariaDB ≥ 10.2 and SQLite ≥ 3.25 agree), which sort every matching
+// row inside the database: for partial days only.
+func (s *Store) rawStats(ctx context.Context, by StatsBy, from, to time.Time, limit int, pct bool) ([]StatsRow, error) {
 	key, name, cond := s.statsKey(by)
 	where := "is_test = ? AND created_at >= ? AND created_at < ?"
 	if cond != "" {
@@ -89,7 +239,7 @@ func (s *Store) UsageStats(ctx context.Context, by StatsBy, from, to time.Time, 
 			CompletionTokens: r.CompletionTokens, Revenue: r.Revenue, UpstreamCost: r.UpstreamCost}
 		at[r.K] = i
 	}
-	if len(out) == 0 {
+	if len(out) == 0 || !pct {
 		return out, nil
 	}
 	// With a limit, percentiles are only needed for the groups kept: the key set goes in as a condition.

@@ -166,3 +166,65 @@ func statsOf(b model.FleetBucket) Stats {
 		PromptTokens: b.PromptTokens, OutputTokens: b.OutputTokens, latencySum: b.LatencySumMs,
 		latency: b.LatencyHist.V, firstByte: b.FirstByteHist.V}
 }
+
+// Range is every node's traffic with bucket times in [from, to), whatever resolution the buckets have rolled
+// up to (minutes for the last hours, then hours, then days), merged per channel × model. Unlike Window it is
+// not cached: for reports over fixed past windows.
+func (r *Recorder) Range(ctx context.Context, from, to time.Time) ([]Stats, error) {
+	rows, err := r.rangeRows(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return merge(rows, true), nil
+}
+
+// RangeByDay is Range merged per UTC day ("2006-01-02") over every channel and model.
+func (r *Recorder) RangeByDay(ctx context.Context, from, to time.Time) (map[string]Stats, error) {
+	rows, err := r.rangeRows(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	byDay := map[string][]model.FleetBucket{}
+	for _, b := range rows {
+		d := b.At.UTC().Format(time.DateOnly)
+		byDay[d] = append(byDay[d], b)
+	}
+	out := make(map[string]Stats, len(byDay))
+	for d, bs := range byDay {
+		var t Stats
+		for _, s := range merge(bs, false) {
+			add(&t, s)
+		}
+		finish(&t)
+		out[d] = t
+	}
+	return out, nil
+}
+
+func (r *Recorder) rangeRows(ctx context.Context, from, to time.Time) ([]model.FleetBucket, error) {
+	var rows []model.FleetBucket
+	for _, res := range []string{model.ResMinute, model.ResHour, model.ResDay} {
+		got, err := r.store.FleetSince(ctx, res, from, to)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, got...)
+	}
+	return rows, nil
+}
+
+// ByModel sums per-channel stats into one per model.
+func ByModel(ss []Stats) map[string]Stats {
+	out := map[string]Stats{}
+	for _, s := range ss {
+		t := out[s.Model]
+		t.Model = s.Model
+		add(&t, s)
+		out[s.Model] = t
+	}
+	for m, t := range out {
+		finish(&t)
+		out[m] = t
+	}
+	return out
+}

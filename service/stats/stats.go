@@ -11,6 +11,7 @@ import (
 	"tollgate/model"
 	"tollgate/service/apperr"
 	"tollgate/service/channel"
+	"tollgate/service/fleet"
 )
 
 // MaxSpan is the longest window a report covers.
@@ -75,6 +76,15 @@ type Service struct {
 	store    *model.Store
 	channels *channel.Service
 	now      func() time.Time
+	// Fleet gives the latency percentiles of windows with whole days, whose sums come from the daily tables
+	// (no raw rows): the fleet rollups' histograms (attempt latency, all classes). nil: left 0.
+	Fleet Percentiles
+}
+
+// Percentiles reads merged fleet histograms over a fixed window (implemented by service/fleet).
+type Percentiles interface {
+	Range(ctx context.Context, from, to time.Time) ([]fleet.Stats, error)
+	RangeByDay(ctx context.Context, from, to time.Time) (map[string]fleet.Stats, error)
 }
 
 // New builds the service; channels names the channels that still exist by their current name.
@@ -83,6 +93,40 @@ func New(store *model.Store, channels *channel.Service, now func() time.Time) *S
 		now = time.Now
 	}
 	return &Service{store: store, channels: channels, now: now}
+}
+
+// percentiles fills the rows' latency percentiles from the fleet rollups when the window has whole days (the
+// store left them 0: it read no raw rows for those days). Users have no fleet dimension: theirs stay 0.
+func (s *Service) percentiles(ctx context.Context, by model.StatsBy, from, to time.Time, rows []model.StatsRow) error {
+	if first, last := model.WholeDays(from, to); first.Equal(last) || s.Fleet == nil || by == model.StatsByUser {
+		return nil
+	}
+	set := func(r *model.StatsRow, f fleet.Stats) {
+		r.P50Ms, r.P95Ms, r.FirstByteP50Ms = int64(f.LatencyP50Ms+0.5), int64(f.LatencyP95Ms+0.5), int64(f.FirstByteP50Ms+0.5)
+	}
+	if by == model.StatsByDay {
+		days, err := s.Fleet.RangeByDay(ctx, from, to)
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			set(&rows[i], days[rows[i].Key])
+		}
+		return nil
+	}
+	ss, err := s.Fleet.Range(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	byChannel, byModel := fleet.ByChannel(ss), fleet.ByModel(ss)
+	for i := range rows {
+		if by == model.StatsByModel {
+			set(&rows[i], byModel[rows[i].Key])
+		} else if id, err := strconv.ParseInt(rows[i].Key, 10, 64); err == nil {
+			set(&rows[i], byChannel[id])
+		}
+	}
+	return nil
 }
 
 // Window checks a report's window: to defaults to now, from to DefaultSpan before to; to must be after from
@@ -121,6 +165,9 @@ func (s *Service) rows(ctx context.Context, by model.StatsBy, from, to time.Time
 		return nil, from, to, err
 	}
 	rows, err := s.store.UsageStats(ctx, by, from, to, limit)
+	if err == nil {
+		err = s.percentiles(ctx, by, from, to, rows)
+	}
 	return rows, from, to, err
 }
 
