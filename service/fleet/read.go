@@ -86,16 +86,27 @@ func resStep(res string) time.Duration {
 
 // ByChannel sums per-model stats into one per channel.
 func ByChannel(ss []Stats) map[int64]Stats {
-	out := map[int64]Stats{}
+	return sumBy(ss, func(s Stats) int64 { return s.ChannelID }, func(t *Stats, s Stats) { t.ChannelID = s.ChannelID })
+}
+
+// ByModel sums per-channel stats into one per model.
+func ByModel(ss []Stats) map[string]Stats {
+	return sumBy(ss, func(s Stats) string { return s.Model }, func(t *Stats, s Stats) { t.Model = s.Model })
+}
+
+// sumBy adds stats up per key (label copies the key's field onto the sum) and finishes the derived figures.
+func sumBy[K comparable](ss []Stats, key func(Stats) K, label func(*Stats, Stats)) map[K]Stats {
+	out := map[K]Stats{}
 	for _, s := range ss {
-		t := out[s.ChannelID]
-		t.ChannelID = s.ChannelID
+		k := key(s)
+		t := out[k]
+		label(&t, s)
 		add(&t, s)
-		out[s.ChannelID] = t
+		out[k] = t
 	}
-	for id, t := range out {
+	for k, t := range out {
 		finish(&t)
-		out[id] = t
+		out[k] = t
 	}
 	return out
 }
@@ -211,20 +222,4 @@ func (r *Recorder) rangeRows(ctx context.Context, from, to time.Time) ([]model.F
 		rows = append(rows, got...)
 	}
 	return rows, nil
-}
-
-// ByModel sums per-channel stats into one per model.
-func ByModel(ss []Stats) map[string]Stats {
-	out := map[string]Stats{}
-	for _, s := range ss {
-		t := out[s.Model]
-		t.Model = s.Model
-		add(&t, s)
-		out[s.Model] = t
-	}
-	for m, t := range out {
-		finish(&t)
-		out[m] = t
-	}
-	return out
 }
