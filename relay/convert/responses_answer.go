@@ -1,8 +1,8 @@
 package convert
 
-// The Responses API codec writing complete answers (the Response object); reading them is responses_parse.go, its errors are in responses_error.go. The output items written
-// here are shared with the stream encoder (responses_stream.go), which repeats them in its done events and
-// in response.completed.
+// The Responses API codec writing complete answers (the Response object); reading them is responses_parse.go,
+// its errors are in responses_error.go. The output items written here are shared with the stream encoder
+// (responses_stream.go), which repeats them in its done events and in response.completed.
 
 import (
 	"encoding/json"
