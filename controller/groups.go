@@ -129,19 +129,12 @@ func (h *Groups) StickyView(c *gin.Context) {
 		routes = append(routes, routeCount{Group: k[0], Route: k[1], Count: n, State: string(h.Routing.RouteHealth(k[0], k[1]).State)})
 	}
 	sort.Slice(routes, func(i, j int) bool { return routes[i].Count > routes[j].Count })
+	total := len(ls) // every binding read (the listing below shows at most 200 of them)
 	if len(ls) > 200 {
 		ls = ls[:200]
 	}
-	c.JSON(http.StatusOK, gin.H{"group": name, "model": m, "total": len(ls), "counted": sum(counts),
-		"truncated": len(counts) > 0 && sum(counts) >= stickyLimit, "routes": routes, "bindings": ls})
-}
-
-func sum(m map[[2]string]int) int {
-	n := 0
-	for _, v := range m {
-		n += v
-	}
-	return n
+	c.JSON(http.StatusOK, gin.H{"group": name, "model": m, "total": total, "counted": total,
+		"truncated": total >= stickyLimit, "routes": routes, "bindings": ls})
 }
 
 // userGroup is what a user sees of a group they may use.

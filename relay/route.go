@@ -53,10 +53,9 @@ func (r *Relay) routeRequest(rq *request) *routing.Request {
 
 // poolServes says whether any channel of the pool can take rq.
 func (r *Relay) poolServes(p routing.Pool, rq *request) bool {
-	rr := r.routeRequest(rq)
 	for _, g := range p {
 		for _, rt := range g.Routes {
-			if slices.ContainsFunc(rt.Channels, rr.Serves) {
+			if slices.ContainsFunc(rt.Channels, rq.route.Serves) {
 				return true
 			}
 		}
@@ -66,15 +65,12 @@ func (r *Relay) poolServes(p routing.Pool, rq *request) bool {
 
 // plan orders rq's pool: the selector's order, with the session's bound channel first while it is healthy
 // (or back to a better route, by the group's return-to-primary). Stickiness follows the key's own group's
-// policy: which identifier kinds bind, and for how long.
+// policy: which identifier kinds bind, and for how long; a kind whose TTL is 0 costs no cache read.
 func (r *Relay) plan(ctx context.Context, h http.Header, rq *request) *routed {
 	rt := &routed{pool: rq.pool, decision: routing.Decision{Policy: r.Routing.Selector.Name()}}
-	rr := r.routeRequest(rq)
-	first := r.Routing.Selector.Select(rq.pool, rr, r.Routing)
-	rt.useSticky = choice(rq.pool)
-	if !rt.useSticky {
-		rt.plan = first
-		rt.skipRoutes()
+	rt.plan = r.Routing.Selector.Select(rq.pool, rq.route, r.Routing)
+	defer rt.skipRoutes()
+	if !choice(rq.pool) {
 		return rt
 	}
 	var levels []sticky.Kind
@@ -87,19 +83,15 @@ func (r *Relay) plan(ctx context.Context, h http.Header, rq *request) *routed {
 	}
 	var ok bool
 	if rt.sk, ok = sticky.Derive(rq.body, h, rq.who.tok.ID, rq.model, levels); !ok {
-		rt.useSticky = false
-		rt.plan = first
-		rt.skipRoutes()
 		return rt
 	}
-	rt.ttl = r.Sticky.TTL(rt.sk.Kind, own)
-	rt.bound, rt.hasBound = r.Sticky.Get(ctx, rq.who.group, rq.model, rt.sk)
-	if !rt.hasBound {
-		rt.plan = first
-	} else {
-		rt.plan, rt.how = r.Routing.Arrange(rq.pool, first, &rt.bound)
+	if rt.ttl = r.Sticky.TTL(rt.sk.Kind, own); rt.ttl <= 0 {
+		return rt
 	}
-	rt.skipRoutes()
+	rt.useSticky = true
+	if rt.bound, rt.hasBound = r.Sticky.Get(ctx, rq.who.group, rq.model, rt.sk); rt.hasBound {
+		rt.plan, rt.how = r.Routing.Arrange(rq.pool, rt.plan, &rt.bound)
+	}
 	return rt
 }
 

@@ -43,6 +43,7 @@ type request struct {
 	debug       bool             // an admin asked for route headers (X-Tollgate-Debug: 1)
 	limits      deadlines        // the request's time budgets across attempts (deadlines.go)
 	pool        routing.Pool     // the groups, routes and channels the request may use (route.go)
+	route       *routing.Request // what the selector knows of the request, made once (route.go)
 }
 
 func (rq *request) account() ledger.Account {
@@ -132,7 +133,7 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 		fail(c, rq.proto, newErr(http.StatusForbidden, "model_not_allowed", rq.model))
 		return
 	}
-	rq.pool = r.Routing.Pool(who.groups, rq.model)
+	rq.pool, rq.route = r.Routing.Pool(who.groups, rq.model), r.routeRequest(rq)
 	price, priced := r.Pricing.Lookup(rq.model)
 	if priced && !r.poolServes(rq.pool, rq) {
 		// 503 only when channels of this endpoint serve the model but are disabled right now; a 4xx when it
