@@ -132,8 +132,8 @@ func (d *DailySums) values() []any {
 		d.TestRequests, d.TestPromptTokens, d.TestCompletionTokens}
 }
 
-// add counts one log row.
-func (d *DailySums) add(l *UsageLog) {
+// Add counts one log row (the writer, the backfill and the log seeder in bench/logs).
+func (d *DailySums) Add(l *UsageLog) {
 	d.Requests++
 	d.Cost += l.Cost
 	d.PromptTokens += l.PromptTokens
@@ -238,7 +238,7 @@ func (s *Store) addDaily(ctx context.Context, tx *gorm.DB, logs []UsageLog) erro
 			d = &DailySums{}
 			keys[k] = d
 		}
-		d.add(l)
+		d.Add(l)
 	}
 	for i := range logs {
 		l := &logs[i]

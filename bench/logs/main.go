@@ -6,8 +6,8 @@
 //
 // LOGS_DSN names the server and database (default root:@tcp(127.0.0.1:3306)/tollgate_logbench); seed drops
 // and recreates the database. Rows: 2,000 users (a few heavy ones, Zipf), 3 keys each, 24 models (each key
-// uses a few), 12 channels, statuses 93 % success / 5 % upstream error / 2 % refused, spread over the last 60
-// days in time order (ids grow with time, as the writer inserts them). The daily sums are filled from the same
+// uses a few), 12 channels, statuses 93 % success / 5 % upstream error / 2 % refused, 0.5 % channel tests (the
+// admin's, never revenue), upstream cost two thirds of the price, spread over the last 60 days in time order (ids grow with time, as the writer inserts them). The daily sums are filled from the same
 // rows, as the writer keeps them. Measured through the code the API uses (usagelog.Reader, usagelog.Retention),
 // without HTTP.
 package main
@@ -60,11 +60,12 @@ func main() {
 	case "measure":
 		fs := flag.NewFlagSet("measure", flag.ExitOnError)
 		skipRetention := fs.Bool("no-retention", false, "skip the (destructive) retention run")
-		chunk := fs.Int("chunk", 5000, "ids per retention DELETE")
+		chunk := fs.Int("chunk", 5000, "most ids per retention DELETE")
+		budget := fs.Duration("budget", 250*time.Millisecond, "time one retention chunk should take (0: fixed -chunk)")
 		limit := fs.Duration("retention-for", 0, "stop the retention run after this long (0: run to the end)")
 		raw := fs.Bool("raw", false, "also time the admin per-model sum over raw rows (minutes at 10M rows)")
 		_ = fs.Parse(os.Args[2:])
-		err = measure(dsn, !*skipRetention, *chunk, *limit, *raw)
+		err = measure(dsn, !*skipRetention, *chunk, *budget, *limit, *raw)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -106,6 +107,17 @@ func seed(dsn string, n, workers int) error {
 	if err := st.MigrateLogs(ctx); err != nil {
 		return err
 	}
+	// The users the rows name (the top-users report reads their names from the users table).
+	if err := st.DB.AutoMigrate(&model.User{}); err != nil {
+		return err
+	}
+	us := make([]model.User, users)
+	for i := range us {
+		us[i] = model.User{ID: int64(i + 1), Username: fmt.Sprintf("user%04d", i+1), PasswordHash: "-"}
+	}
+	if err := st.DB.CreateInBatches(us, 500).Error; err != nil {
+		return err
+	}
 	start := time.Now()
 	end := time.Now().UTC()
 	from := end.Add(-days * 24 * time.Hour)
@@ -121,15 +133,17 @@ func seed(dsn string, n, workers int) error {
 		at                           time.Time
 		user, key, ch, model         int
 		prompt, completion, cost, ms int64
+		upstream                     int64
 		status                       string
 		http                         int
+		test                         bool
 	}
 	const perStmt = 1000
 	batches := make(chan []row, workers*2)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	cols := "request_id, created_at, user_id, token_id, channel_id, model, upstream_model, endpoint, stream, prompt_tokens, completion_tokens, cost, price, group_ratio, status, http_status, error_class, elapsed_ms, first_byte_ms, attempts, username, token_name, channel_name, client_protocol, upstream_protocol"
+	cols := "request_id, created_at, user_id, token_id, channel_id, model, upstream_model, endpoint, stream, prompt_tokens, completion_tokens, cost, upstream_cost, is_test, price, group_ratio, status, http_status, error_class, elapsed_ms, first_byte_ms, attempts, username, token_name, channel_name, client_protocol, upstream_protocol"
 	var seq int64
 	var seqMu sync.Mutex
 	for range workers {
@@ -151,14 +165,14 @@ func seed(dsn string, n, workers int) error {
 					if i > 0 {
 						sb.WriteString(",")
 					}
-					sb.WriteString("(?,?,?,?,?,?,?,'chat',?,?,?,?,'{\"input\":\"2.5\",\"output\":\"10\"}','1',?,?,?,?,?,'[]',?,?,?,'openai','openai')")
+					sb.WriteString("(?,?,?,?,?,?,?,'chat',?,?,?,?,?,?,'{\"input\":\"2.5\",\"output\":\"10\"}','1',?,?,?,?,?,'[]',?,?,?,'openai','openai')")
 					errClass := ""
 					if x.status != "success" {
 						errClass = "upstream_5xx"
 					}
 					m := modelName(x.model)
 					args = append(args, fmt.Sprintf("bench-%012d", base+int64(i)), x.at, x.user+1, x.key+1, x.ch+1, m, m,
-						x.ms%3 == 0, x.prompt, x.completion, x.cost, x.status, x.http, errClass, x.ms, x.ms/4,
+						x.ms%3 == 0, x.prompt, x.completion, x.cost, x.upstream, x.test, x.status, x.http, errClass, x.ms, x.ms/4,
 						fmt.Sprintf("user%04d", x.user+1), fmt.Sprintf("key-%d", x.key+1), fmt.Sprintf("channel-%d", x.ch+1))
 				}
 				if _, err := db.ExecContext(ctx, sb.String(), args...); err != nil {
@@ -183,10 +197,8 @@ func seed(dsn string, n, workers int) error {
 	}
 	dkeys, dchans := map[dk]*model.DailySums{}, map[dc]*model.DailySums{}
 	addSum := func(m *model.DailySums, x *row) {
-		m.Requests++
-		m.Cost += x.cost
-		m.PromptTokens += x.prompt
-		m.CompletionTokens += x.completion
+		m.Add(&model.UsageLog{Cost: x.cost, UpstreamCost: x.upstream, PromptTokens: x.prompt,
+			CompletionTokens: x.completion, Status: x.status, IsTest: x.test})
 	}
 	batch := make([]row, 0, perStmt)
 	for i := 0; i < n; i++ {
@@ -205,6 +217,10 @@ func seed(dsn string, n, workers int) error {
 			x.status, x.http, x.prompt, x.completion = "refused", 429, 0, 0
 		}
 		x.cost = x.prompt*25/10 + x.completion*10
+		x.upstream = x.cost * 2 / 3
+		if r.IntN(200) == 0 { // a channel test: the admin (user 1, no key), no revenue
+			x.test, x.user, x.key, x.cost = true, 0, -1, 0
+		}
 		day := x.at.Format(time.DateOnly)
 		kk := dk{day, int64(x.user + 1), int64(x.key + 1), modelName(x.model)}
 		if dkeys[kk] == nil {
@@ -267,7 +283,7 @@ func p95(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
-func measure(dsn string, retention bool, chunk int, limit time.Duration, raw bool) error {
+func measure(dsn string, retention bool, chunk int, budget, limit time.Duration, raw bool) error {
 	st, err := model.OpenLogs(dsn)
 	if err != nil {
 		return err
@@ -326,6 +342,23 @@ func measure(dsn string, retention bool, chunk int, limit time.Duration, raw boo
 		}
 	}
 	fmt.Printf("30-day dashboard stats: user p95 %s (%d users), admin (all users) p95 %s\n", ms(p95(userStats)), len(userStats), ms(p95(adminStats)))
+	// The admin's business reports (GET /api/admin/stats/{channels,models,days,users}) over the last 30 days: whole
+	// days from the daily sums, the partial days at both ends from raw rows.
+	now := time.Now().UTC()
+	for _, g := range []struct {
+		name string
+		by   model.StatsBy
+	}{{"channels", model.StatsByChannel}, {"models", model.StatsByModel}, {"days", model.StatsByDay}, {"users", model.StatsByUser}} {
+		var ts []time.Duration
+		for range 5 {
+			t0 := time.Now()
+			if _, err := main.UsageStats(ctx, g.by, now.AddDate(0, 0, -30), now, 0); err != nil {
+				return err
+			}
+			ts = append(ts, time.Since(t0))
+		}
+		fmt.Printf("30-day business report per %s: first %s, p95 of 5 %s\n", g.name, ms(ts[0]), ms(p95(ts)))
+	}
 	// For contrast: the same admin question over raw rows.
 	t0 := time.Now()
 	if !raw {
@@ -340,7 +373,7 @@ func measure(dsn string, retention bool, chunk int, limit time.Duration, raw boo
 		return nil
 	}
 	ret := usagelog.NewRetention(main, cache.NewMemory(), func() int { return 30 })
-	ret.Pause, ret.Chunk = 20*time.Millisecond, chunk
+	ret.Pause, ret.Chunk, ret.Budget = 20*time.Millisecond, chunk, budget
 	rctx := ctx
 	if limit > 0 {
 		var cancel context.CancelFunc
@@ -360,8 +393,8 @@ func measure(dsn string, retention bool, chunk int, limit time.Duration, raw boo
 		stopped = fmt.Sprintf(" (stopped after %s by -retention-for: %.0f%% of the %d rows older than 30 days)", limit,
 			100*float64(res.Deleted)/float64(max(old, 1)), old)
 	}
-	fmt.Printf("retention 30 days: deleted %d rows in %d chunks of %d ids, longest statement %s, total %s, %.0f rows/s%s\n",
-		res.Deleted, res.Chunks, ret.Chunk, ms(res.MaxStatement), res.Elapsed.Round(time.Second),
+	fmt.Printf("retention 30 days: deleted %d rows in %d chunks of %d–%d ids (budget %s), longest statement %s, total %s, %.0f rows/s%s\n",
+		res.Deleted, res.Chunks, res.MinChunk, res.MaxChunk, budget, ms(res.MaxStatement), res.Elapsed.Round(time.Second),
 		float64(res.Deleted)/res.Elapsed.Seconds(), stopped)
 	return nil
 }

@@ -244,7 +244,9 @@ func TestRetention_DeletesOldRowsInChunksOnOneNode(t *testing.T) {
 	st.DB.Order("day, channel_id, model").Find(&before)
 	c := cache.NewMemory()
 	ret := usagelog.NewRetention(st, c, func() int { return 30 })
-	ret.Chunk, ret.Pause = 100, time.Millisecond
+	// Every statement over its (1 ns) budget: chunks shrink from 100 ids to the floor of 20 and still delete
+	// every old row.
+	ret.Chunk, ret.Pause, ret.Budget = 100, time.Millisecond, time.Nanosecond
 	// Another node holds the lock: this one deletes nothing.
 	_, _ = c.SetNX(context.Background(), "logs:retention:lock", []byte("1"), time.Minute)
 	if res, err := ret.Run(context.Background()); err != nil || !res.Skipped {
@@ -258,7 +260,7 @@ func TestRetention_DeletesOldRowsInChunksOnOneNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Deleted < old-1 || res.Deleted > old || res.Chunks < 5 {
+	if res.Deleted < old-1 || res.Deleted > old || res.Chunks < 5 || res.MaxChunk != 100 || res.MinChunk != 20 {
 		t.Fatalf("retention %+v; %d rows were older than 30 days", res, old)
 	}
 	var left, stale int64

@@ -15,22 +15,44 @@ import (
 const retentionLockKey = "logs:retention:lock"
 
 // Retention deletes usage log rows older than the log_retention_days setting, from a background job that runs on
-// one node at a time (a cache lock), in chunks of primary-key ranges (Chunk ids, one short autocommit DELETE
-// each, a Pause between them), so no statement holds row locks for long and the writer's inserts interleave.
+// one node at a time (a cache lock), in chunks of primary-key ranges (one short autocommit DELETE each, a Pause
+// between them), so no statement holds row locks for long and the writer's inserts interleave. A chunk's size
+// follows the time its statements take (see nextChunk): it starts small, grows while statements take under half
+// the Budget and shrinks in proportion when one takes longer, because what a DELETE costs per row depends on how
+// much of the table's nine secondary indexes the database holds in memory, not on the row count alone.
 // The daily sums are kept: stats of deleted days still answer from them.
 type Retention struct {
 	store *model.Store
 	cache cache.Cache
 	days  func() int
-	// Chunk is how many ids one DELETE covers (default 5000); Pause the rest between chunks (default 100 ms);
-	// Every how often the job runs (default 1 h, first run a minute after Start); Clock the time (tests).
-	Chunk int
-	Pause time.Duration
-	Every time.Duration
-	Clock func() time.Time
+	// Chunk is the most ids one DELETE covers (default 5000); FirstChunk the ids of the first (default 200);
+	// Budget the time one chunk's statements should take (default 250 ms); Pause the rest between chunks (default
+	// 100 ms); Every how often the job runs (default 1 h, first run a minute after Start); Clock the time (tests).
+	Chunk      int
+	FirstChunk int
+	Budget     time.Duration
+	Pause      time.Duration
+	Every      time.Duration
+	Clock      func() time.Time
 
 	stop chan struct{}
 	wg   sync.WaitGroup
+}
+
+// minChunk is the fewest ids a chunk covers however slow the statements get.
+const minChunk = 20
+
+// nextChunk sizes the next chunk from how long the last one (of size ids) took against budget: in proportion
+// (by budget/took, at least halved) when it took longer than the budget, ×1.5 when it took under half of it,
+// unchanged otherwise; never under minChunk (unless most is), never over most.
+func nextChunk(size int, took, budget time.Duration, most int) int {
+	switch {
+	case took > budget:
+		size = min(size/2, int(float64(size)*float64(budget)/float64(took)))
+	case took < budget/2:
+		size = size * 3 / 2
+	}
+	return min(most, max(minChunk, size))
 }
 
 // PurgeResult is what one retention run did.
@@ -38,13 +60,17 @@ type PurgeResult struct {
 	Deleted      int64         `json:"deleted"`
 	Chunks       int           `json:"chunks"`
 	MaxStatement time.Duration `json:"max_statement"` // longest chunk (its DELETE and the look at the next row)
-	Elapsed      time.Duration `json:"elapsed"`
-	Skipped      bool          `json:"skipped"` // another node holds the lock, or retention is off
+	// MinChunk and MaxChunk are the smallest and largest chunk sizes (ids) the run used.
+	MinChunk int           `json:"min_chunk"`
+	MaxChunk int           `json:"max_chunk"`
+	Elapsed  time.Duration `json:"elapsed"`
+	Skipped  bool          `json:"skipped"` // another node holds the lock, or retention is off
 }
 
 // NewRetention builds the job; days reads the current setting (0 = keep forever).
 func NewRetention(store *model.Store, c cache.Cache, days func() int) *Retention {
-	return &Retention{store: store, cache: c, days: days, Chunk: 5000, Pause: 100 * time.Millisecond,
+	return &Retention{store: store, cache: c, days: days, Chunk: 5000, FirstChunk: 200, Budget: 250 * time.Millisecond,
+		Pause: 100 * time.Millisecond,
 		Every: time.Hour, Clock: time.Now, stop: make(chan struct{})}
 }
 
@@ -110,7 +136,12 @@ func (r *Retention) Purge(ctx context.Context, cutoff time.Time) (PurgeResult, e
 	}
 	defer func() { _ = r.cache.Del(context.Background(), retentionLockKey) }()
 	start := time.Now()
-	chunk := max(r.Chunk, 1)
+	most := max(r.Chunk, 1)
+	chunk := min(most, max(r.FirstChunk, 1))
+	if r.FirstChunk <= 0 {
+		chunk = most
+	}
+	res.MinChunk = chunk
 	var from int64
 	for {
 		t0 := time.Now()
@@ -119,6 +150,10 @@ func (r *Retention) Purge(ctx context.Context, cutoff time.Time) (PurgeResult, e
 		res.Chunks++
 		res.Deleted += n
 		res.MaxStatement = max(res.MaxStatement, took)
+		res.MinChunk, res.MaxChunk = min(res.MinChunk, chunk), max(res.MaxChunk, chunk)
+		if r.Budget > 0 {
+			chunk = nextChunk(chunk, took, r.Budget, most)
+		}
 		if err != nil {
 			res.Elapsed = time.Since(start)
 			return res, err
