@@ -151,7 +151,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		if name == "" && data == nil { // comment or keep-alive
 			if committed {
 				_, _ = w.Write(ev)
-				w.Flush()
+				flushUnlessMore(w, br)
 			}
 			ev = ev[:0]
 			continue
@@ -201,7 +201,12 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 				readErr = err
 				break
 			}
+		}
+		// A dropped event still flushes what earlier ones left unflushed; the last event goes out at once.
+		if ended || upstreamErr {
 			w.Flush()
+		} else {
+			flushUnlessMore(w, br)
 		}
 		if upstreamErr {
 			// The upstream ended the answer with its own error, and the client has it: pass it on once, stop
@@ -250,3 +255,28 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	out.class, out.errMsg, out.deadlineCut = f.class, f.message(), errors.Is(f.err, errRequestDeadline)
 	return out, nil
 }
+
+// flushUnlessMore sends what was written to the client unless another complete event is already buffered from
+// the upstream: that one is written next and flushed with it (one write syscall for a burst, as a plain proxy
+// does). A partial event, or nothing, buffered means the next event's end is not here yet: flush now, so no
+// event is ever held back waiting for more.
+func flushUnlessMore(w http.Flusher, br *bufio.Reader) {
+	if !completeEventBuffered(br) {
+		w.Flush()
+	}
+}
+
+// completeEventBuffered says whether br holds, without reading, the end of an SSE event (a blank line).
+func completeEventBuffered(br *bufio.Reader) bool {
+	n := br.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := br.Peek(n)
+	return bytes.Contains(b, lfLF) || bytes.Contains(b, lfCRLF)
+}
+
+var (
+	lfLF   = []byte("\n\n")
+	lfCRLF = []byte("\n\r\n")
+)
