@@ -22,6 +22,10 @@ type Target struct {
 	// ModelSuffix is appended to the shot's model: the converted targets call the same load on models only
 	// an anthropic channel serves, so the gateway translates OpenAI chat ⇄ Anthropic Messages.
 	ModelSuffix string
+	// Pid is the target's process (0: in this process), for its memory; API is a signed-in console client of a
+	// gateway (nil for the others), for its usage stats.
+	Pid int
+	API *apiClient
 }
 
 // body is the shot's body for t.

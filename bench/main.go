@@ -49,6 +49,7 @@ type config struct {
 	concurrency   int
 	rounds        int
 	streamWorkers int
+	manyStreams   int
 	shapes        []string
 	jsonPath      string
 	repo          string
@@ -64,6 +65,7 @@ func main() {
 	flag.IntVar(&cfg.concurrency, "concurrency", 64, "workers for the non-stream throughput phase")
 	flag.IntVar(&cfg.rounds, "rounds", 4, "throughput rounds: each target runs duration/rounds per round, targets alternating")
 	flag.IntVar(&cfg.streamWorkers, "stream-workers", 4, "workers for the paced-stream phase")
+	flag.IntVar(&cfg.manyStreams, "many-streams", 1000, "concurrent paced streams in the stream-load phase (0 skips it)")
 	shapes := flag.String("shapes", "sqlite,mysql", "Tollgate shapes to run: sqlite, mysql (skipped when MariaDB/Redis are unreachable); empty for none")
 	flag.StringVar(&cfg.jsonPath, "json", "", "also write the report as JSON to this file")
 	flag.StringVar(&cfg.repo, "repo", "", "repository root to build Tollgate from (default: the module root of the working directory)")
@@ -103,7 +105,8 @@ func run(ctx context.Context, cfg config) error {
 	defer os.RemoveAll(tmp)
 
 	paced := []relaytest.Option{relaytest.WithChunks(pacedChunks), relaytest.WithChunkDelay(pacedDelay)}
-	up := relaytest.New(relaytest.ForModel(modelPaced, paced...), relaytest.ForModel(modelPaced+convSuffix, paced...))
+	up := relaytest.New(relaytest.ForModel(modelPaced, paced...), relaytest.ForModel(modelPaced+convSuffix, paced...),
+		relaytest.ForModel(modelBurst, relaytest.WithChunks(burstChunks)))
 	defer up.Close()
 	targets := []Target{{Name: "direct", URL: up.URL, Key: "bench-upstream-key"}}
 
@@ -118,7 +121,7 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	procs = append(procs, proxy)
-	targets = append(targets, Target{Name: "proxy", URL: purl, Key: "bench-upstream-key"})
+	targets = append(targets, Target{Name: "proxy", URL: purl, Key: "bench-upstream-key", Pid: proxy.Pid()})
 
 	rep := &Report{Started: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
 		Duration: cfg.duration.String(), Concurrency: cfg.concurrency, StreamWorkers: cfg.streamWorkers}
@@ -139,6 +142,13 @@ func run(ctx context.Context, cfg config) error {
 	up.Set(relaytest.WithRecording(false))
 	up.ClearRequests()
 
+	time.Sleep(2 * time.Second) // let start-up garbage be collected before the idle reading
+	rep.idle = map[string]float64{}
+	for _, t := range targets {
+		if t.Pid > 0 {
+			rep.idle[t.Name] = rssMB(t.Pid)
+		}
+	}
 	before := loadAvg()
 	measure(ctx, cfg, targets, rep)
 	if ctx.Err() != nil {
@@ -172,25 +182,7 @@ func measure(ctx context.Context, cfg config, targets []Target, rep *Report) {
 	// Throughput runs each target alone, in rounds that alternate the targets, so a neighbour's burst on a
 	// shared machine does not land on one target only.
 	logf("throughput: %d workers, %v per target in %d rounds", cfg.concurrency, cfg.duration, cfg.rounds)
-	acc := map[string]*Result{}
-	for round := range cfg.rounds {
-		warm := cfg.warmup
-		if round > 0 {
-			warm = min(cfg.warmup, 250*time.Millisecond)
-		}
-		for _, t := range targets {
-			r := g.Closed(ctx, t, shotPlain(), Phase{cfg.concurrency, warm, cfg.duration / time.Duration(cfg.rounds)})
-			g.Close()
-			if acc[t.Name] == nil {
-				acc[t.Name] = &Result{}
-			}
-			acc[t.Name].merge(r)
-		}
-	}
-	rep.Throughput = map[string]Summary{}
-	for name, r := range acc {
-		rep.Throughput[name] = r.Summary()
-	}
+	rep.Throughput = roundsAlone(ctx, g, cfg, targets, shotPlain())
 	one := Phase{1, cfg.warmup, cfg.duration}
 	logf("latency at concurrency 1, all targets interleaved, %v", cfg.duration)
 	rep.Latency1 = map[string]Summary{}
@@ -204,6 +196,40 @@ func measure(ctx context.Context, cfg config, targets []Target, rep *Report) {
 	}
 	logf("paced streams, %d workers, %v", cfg.streamWorkers, cfg.duration)
 	rep.Paced = pacedStats(g.Interleaved(ctx, targets, shotStream(modelPaced), Phase{cfg.streamWorkers, cfg.warmup, cfg.duration}))
+
+	plain := withoutConverted(targets)
+	logf("stream throughput: %d workers, streams of %d chunks, %v per target in %d rounds", cfg.concurrency, burstChunks, cfg.duration, cfg.rounds)
+	rep.StreamThroughput = streamThroughput(ctx, g, cfg, plain)
+	if cfg.manyStreams <= 0 {
+		return
+	}
+	events, err := eventsPerStream(ctx, g, targets[0])
+	if err != nil {
+		rep.Notes = append(rep.Notes, "many streams skipped: the direct upstream's stream failed: "+err.Error())
+		return
+	}
+	rep.ManyStreams, rep.Memory = map[string]StreamLoad{}, map[string]Memory{}
+	for _, t := range plain {
+		if t.Name == "direct" {
+			continue
+		}
+		logf("%d concurrent paced streams on %s alone, %v", cfg.manyStreams, t.Name, cfg.duration)
+		mem := rep.Memory[t.Name]
+		rep.ManyStreams[t.Name] = manyPaced(ctx, g, t, cfg.manyStreams, Phase{cfg.manyStreams, cfg.warmup, cfg.duration}, events, &mem)
+		mem.IdleMB = rep.idle[t.Name]
+		rep.Memory[t.Name] = mem
+	}
+}
+
+// withoutConverted drops the translated targets (the stream-load phases measure the pass-through path).
+func withoutConverted(ts []Target) []Target {
+	var out []Target
+	for _, t := range ts {
+		if !isConverted(t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // startProxy re-executes this program as the plain proxy on a free port.
@@ -270,16 +296,17 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 			logf("starting Tollgate (%s)", shape)
 			var p *Proc
 			var base, key string
+			var api *apiClient
 			if p, base, err = startTollgate(ctx, bin, tmp, sh); err == nil {
 				*procs = append(*procs, p)
 				up.ClearRequests()
-				key, err = setupTollgate(ctx, base, up)
+				key, api, err = setupTollgate(ctx, base, up)
 				if err != nil {
 					err = p.failure("setup failed: " + err.Error())
 				}
 			}
 			if err == nil {
-				targets = append(targets, Target{Name: "tollgate-" + shape, URL: base, Key: key})
+				targets = append(targets, Target{Name: "tollgate-" + shape, URL: base, Key: key, Pid: p.Pid(), API: api})
 				if shape == "sqlite" { // the translated path, measured once: the protocol work is the same on both shapes
 					targets = append(targets, Target{Name: "tollgate-" + shape + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
 				}

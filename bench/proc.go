@@ -72,6 +72,9 @@ func startProc(name, bin string, args, env []string, dir string) (*Proc, error) 
 	return p, nil
 }
 
+// Pid is the process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
 // Exited reports whether the process has ended.
 func (p *Proc) Exited() bool {
 	select {

@@ -11,10 +11,16 @@ import (
 	"time"
 )
 
-// Targets of the relay issue, as ratios to the plain proxy measured in the same run.
+// Targets of the performance issue, as ratios to the plain proxy measured in the same run (memory in MB).
 const (
-	minRPSRatio   = 0.60
-	maxAddedRatio = 1.5
+	minRPSRatio      = 0.75 // non-stream throughput, SQLite + memory (and the translated path)
+	minRPSRatioRedis = 0.80 // non-stream throughput, MariaDB + Redis
+	minStreamRatio   = 0.80 // streams of burstChunks chunks, closed loop
+	minManyRatio     = 0.75 // manyStreams concurrent paced streams
+	maxAddedGapP99   = 0.05 // ms the gateway may add to the paced stream's inter-chunk gap p99
+	maxIdleMB        = 40
+	maxLoadedMB      = 200
+	maxAddedRatio    = 1.3
 	// maxConvertedRatio: a translated answer (OpenAI chat caller, Anthropic channel) may add up to twice
 	// the latency the plain proxy adds.
 	maxConvertedRatio = 2.0
@@ -55,8 +61,13 @@ type Report struct {
 	Latency1      map[string]Summary     `json:"latency_c1"`
 	TTFB1         map[string]Summary     `json:"stream_ttfb_c1"`
 	Paced         map[string]StreamStats `json:"paced_stream"`
-	Checks        []Check                `json:"checks"`
-	Notes         []string               `json:"notes,omitempty"`
+	// StreamThroughput is streams of burstChunks chunks per second (RPS) with Concurrency workers.
+	StreamThroughput map[string]Summary    `json:"stream_throughput"`
+	ManyStreams      map[string]StreamLoad `json:"many_streams"`
+	Memory           map[string]Memory     `json:"memory"`
+	idle             map[string]float64
+	Checks           []Check  `json:"checks"`
+	Notes            []string `json:"notes,omitempty"`
 }
 
 // pacedStats turns the paced-stream results into gaps and lag against the direct target.
@@ -102,7 +113,11 @@ func (r *Report) computeChecks() {
 			r.Checks = append(r.Checks, c)
 		}
 		v := ratio(r.Throughput[t].RPS, px.RPS)
-		add("non-stream RPS / proxy", v, minRPSRatio, v >= minRPSRatio)
+		minRPS := minRPSRatio
+		if strings.HasSuffix(t, "-mysql") {
+			minRPS = minRPSRatioRedis
+		}
+		add("non-stream RPS / proxy", v, minRPS, v >= minRPS)
 		limit := maxAddedRatio
 		if isConverted(t) {
 			limit = maxConvertedRatio
@@ -114,7 +129,27 @@ func (r *Report) computeChecks() {
 		if p, ok := r.Paced[t]; ok {
 			v = (p.MaxLag - r.Paced["proxy"].MaxLag) / ms(pacedDelay)
 			add("frames behind proxy (paced stream)", v, maxFramesLag, v < maxFramesLag && p.Errors == 0 && p.Streams > 0)
+			v = p.GapP99 - r.Paced["proxy"].GapP99
+			add("added gap p99 ms (paced stream)", v, maxAddedGapP99, v <= maxAddedGapP99 && p.Streams > 0)
 		}
+		r.streamChecks(t, add)
+	}
+}
+
+// streamChecks adds the stream-load and memory verdicts of gateway t.
+func (r *Report) streamChecks(t string, add func(name string, v, limit float64, pass bool)) {
+	if s, ok := r.StreamThroughput[t]; ok {
+		v := ratio(s.RPS, r.StreamThroughput["proxy"].RPS)
+		add("stream throughput / proxy", v, minStreamRatio, v >= minStreamRatio && s.Errors == 0)
+	}
+	if m, ok := r.ManyStreams[t]; ok {
+		v := ratio(m.RPS, r.ManyStreams["proxy"].RPS)
+		whole := m.Errors == 0 && m.LostFrames == 0 && m.BillingRows == m.Sent
+		add("many streams / proxy", v, minManyRatio, v >= minManyRatio && whole)
+	}
+	if m, ok := r.Memory[t]; ok {
+		add("RSS idle MB", m.IdleMB, maxIdleMB, m.IdleMB > 0 && m.IdleMB <= maxIdleMB)
+		add("RSS under many streams MB", m.PeakMB, maxLoadedMB, m.PeakMB > 0 && m.PeakMB <= maxLoadedMB)
 	}
 }
 
@@ -214,6 +249,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	tw.Flush()
 
+	r.printStreamLoad(w, tw)
 	r.printErrors(w)
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note:", n)

@@ -14,7 +14,7 @@ import (
 func TestComputeChecks_ComparesGatewaysWithTheProxy(t *testing.T) {
 	r := &Report{
 		Targets:    []string{"direct", "proxy", "tollgate-a", "tollgate-b"},
-		Throughput: map[string]Summary{"direct": {RPS: 300}, "proxy": {RPS: 100}, "tollgate-a": {RPS: 70}, "tollgate-b": {RPS: 50}},
+		Throughput: map[string]Summary{"direct": {RPS: 300}, "proxy": {RPS: 100}, "tollgate-a": {RPS: 80}, "tollgate-b": {RPS: 50}},
 		Latency1:   map[string]Summary{"direct": {P50: 0.1}, "proxy": {P50: 0.3}, "tollgate-a": {P50: 0.35}, "tollgate-b": {P50: 0.5}},
 		TTFB1:      map[string]Summary{"direct": {P50: 0.1}, "proxy": {P50: 0.1}, "tollgate-a": {P50: 0.2}, "tollgate-b": {P50: 0.2}},
 		Paced: map[string]StreamStats{"proxy": {Streams: 9, MaxLag: 1}, "tollgate-a": {Streams: 9, MaxLag: 2},
@@ -41,7 +41,7 @@ func TestComputeChecks_ComparesGatewaysWithTheProxy(t *testing.T) {
 	}
 	var out strings.Builder
 	r.Print(&out)
-	if !strings.Contains(out.String(), "0.70 ok (target ≥ 0.60)") || !strings.Contains(out.String(), "MISS") {
+	if !strings.Contains(out.String(), "0.80 ok (target ≥ 0.75)") || !strings.Contains(out.String(), "MISS") {
 		t.Errorf("table:\n%s", out.String())
 	}
 	if err := r.WriteJSON(t.TempDir() + "/r.json"); err != nil {
@@ -102,6 +102,9 @@ func TestPacedStats_FlagsAGatewayOneFrameBehind(t *testing.T) {
 		if c.Name == "frames behind proxy (paced stream)" {
 			frames[c.Target] = c
 		}
+	}
+	if v := frames["tollgate-ok"].Value; v > 1 {
+		t.Skipf("machine too busy for a timing test: the honest proxy itself ran %.2f frames behind", v)
 	}
 	if frames["tollgate-lag"].Pass {
 		t.Errorf("a gateway holding back one event passed: %+v (paced %+v)", frames["tollgate-lag"], r.Paced["tollgate-lag"])

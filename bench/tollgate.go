@@ -110,7 +110,7 @@ func (a *apiClient) call(ctx context.Context, method, path string, body, out any
 
 // setupTollgate creates the bench channel, prices, balance and an sk- key through the API (docs/API.md) and
 // returns the key once a relayed call succeeds.
-func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (string, error) {
+func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (string, *apiClient, error) {
 	a := &apiClient{base: base, c: &http.Client{Timeout: 10 * time.Second}}
 	var login struct {
 		Token string `json:"token"`
@@ -119,10 +119,10 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (st
 		} `json:"user"`
 	}
 	if err := a.call(ctx, http.MethodPost, "/api/auth/login", map[string]string{"username": "root", "password": rootPassword}, &login); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if login.Token == "" {
-		return "", fmt.Errorf("login: no token in answer")
+		return "", nil, fmt.Errorf("login: no token in answer")
 	}
 	a.jwt = login.Token
 	var ch struct {
@@ -130,10 +130,10 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (st
 	}
 	channel := map[string]any{
 		"type": "openai", "name": "bench", "base_url": up.URL, "keys": []string{"bench-upstream-key"},
-		"models": []string{modelFast, modelPaced}, "groups": []string{"default"}, "priority": 0, "weight": 1,
+		"models": []string{modelFast, modelPaced, modelBurst}, "groups": []string{"default"}, "priority": 0, "weight": 1,
 	}
 	if err := a.call(ctx, http.MethodPost, "/api/admin/channels", channel, &ch); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	// The same models under convSuffix live on an anthropic channel only: OpenAI chat calls to them are
 	// translated to Messages and back.
@@ -142,16 +142,17 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (st
 		"models": []string{modelFast + convSuffix, modelPaced + convSuffix}, "groups": []string{"default"},
 	}
 	if err := a.call(ctx, http.MethodPost, "/api/admin/channels", conv, nil); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	prices := []map[string]string{
 		{"model": modelFast, "input": "1", "output": "2"},
 		{"model": modelPaced, "input": "1", "output": "2"},
+		{"model": modelBurst, "input": "1", "output": "2"},
 		{"model": modelFast + convSuffix, "input": "1", "output": "2"},
 		{"model": modelPaced + convSuffix, "input": "1", "output": "2"},
 	}
 	if err := a.call(ctx, http.MethodPut, "/api/admin/pricing", prices, nil); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	uid := login.User.ID
 	if uid == 0 {
@@ -159,16 +160,16 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (st
 	}
 	quota := map[string]any{"delta": int64(1e15) /* a billion USD */, "reason": "bench"}
 	if err := a.call(ctx, http.MethodPost, fmt.Sprintf("/api/admin/users/%d/quota", uid), quota, nil); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var tok struct {
 		Key string `json:"key"`
 	}
 	if err := a.call(ctx, http.MethodPost, "/api/tokens", map[string]any{"name": "bench", "unlimited": true}, &tok); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !strings.HasPrefix(tok.Key, "sk-") {
-		return "", fmt.Errorf("POST /api/tokens: no sk- key in answer")
+		return "", nil, fmt.Errorf("POST /api/tokens: no sk- key in answer")
 	}
 	err := probe(ctx, base, tok.Key, "")
 	if err != nil && sawPathWithoutV1(up) {
@@ -179,12 +180,12 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (st
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("relayed call through the new channel failed: %w", err)
+		return "", nil, fmt.Errorf("relayed call through the new channel failed: %w", err)
 	}
 	if err := probe(ctx, base, tok.Key, convSuffix); err != nil {
-		return "", fmt.Errorf("translated call through the anthropic channel failed: %w", err)
+		return "", nil, fmt.Errorf("translated call through the anthropic channel failed: %w", err)
 	}
-	return tok.Key, nil
+	return tok.Key, a, nil
 }
 
 // sawPathWithoutV1 reports whether the gateway called the fake on a path lacking the /v1 prefix.
