@@ -123,8 +123,10 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	if lg.conv {
 		tr = newTranslation(rq, lg)
 	}
-	br := bufio.NewReaderSize(x, 32<<10)
-	var ev []byte
+	sb := r.takeStreamBuf(x)
+	br := sb.r
+	ev := sb.ev[:0]
+	defer func() { sb.ev = ev[:0]; r.putStreamBuf(sb) }()
 	committed, ended := false, false
 	var readErr error
 	w := c.Writer
@@ -260,6 +262,40 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 // the upstream: that one is written next and flushed with it (one write syscall for a burst, as a plain proxy
 // does). A partial event, or nothing, buffered means the next event's end is not here yet: flush now, so no
 // event is ever held back waiting for more.
+// streamBufSize is a stream's read buffer: most SSE events fit; a longer line is read in pieces (ReadSlice's
+// ErrBufferFull) and joined in the event scratch.
+const streamBufSize = 4 << 10
+
+// maxPooledEvent is the largest event scratch kept for the next stream; a bigger one (a rare huge event) is left
+// to the garbage collector so the pool does not pin it.
+const maxPooledEvent = 64 << 10
+
+// streamBuf is one stream's reader and event scratch, reused across streams.
+type streamBuf struct {
+	r  *bufio.Reader
+	ev []byte
+}
+
+// takeStreamBuf returns a pooled reader reading src and an empty event scratch.
+func (r *Relay) takeStreamBuf(src io.Reader) *streamBuf {
+	sb, _ := r.streamBufs.Get().(*streamBuf)
+	if sb == nil {
+		sb = &streamBuf{r: bufio.NewReaderSize(src, streamBufSize), ev: make([]byte, 0, 1<<10)}
+	} else {
+		sb.r.Reset(src)
+	}
+	if cap(sb.ev) > maxPooledEvent {
+		sb.ev = make([]byte, 0, 1<<10)
+	}
+	return sb
+}
+
+// putStreamBuf gives a finished stream's buffers back (the reader no longer refers to the exchange).
+func (r *Relay) putStreamBuf(sb *streamBuf) {
+	sb.r.Reset(nil)
+	r.streamBufs.Put(sb)
+}
+
 func flushUnlessMore(w http.Flusher, br *bufio.Reader) {
 	if !completeEventBuffered(br) {
 		w.Flush()

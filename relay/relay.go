@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -74,6 +75,9 @@ type Deps struct {
 type Relay struct {
 	Deps
 	intn func(int) int
+	// streamBufs holds the read buffers and event scratch of finished streams for the next ones: a thousand
+	// concurrent streams hold a small buffer each instead of allocating one per stream.
+	streamBufs sync.Pool
 }
 
 // New builds the relay.
