@@ -35,6 +35,7 @@ import (
 	"tollgate/service/invite"
 	"tollgate/service/ledger"
 	"tollgate/service/metrics"
+	"tollgate/service/oauth"
 	"tollgate/service/payment"
 	"tollgate/service/payment/epay"
 	stripepay "tollgate/service/payment/stripe"
@@ -71,6 +72,10 @@ type Options struct {
 	Alerts alert.Options
 	// FleetClock is the fleet metrics' time (nil: time.Now); tests age buckets into hours.
 	FleetClock func() time.Time
+	// OAuthClient makes the calls to sign-in providers (nil: a client with a 15 s timeout); OAuthClock is
+	// the time ID tokens are checked against (nil: time.Now).
+	OAuthClient *http.Client
+	OAuthClock  func() time.Time
 }
 
 // App is one running Tollgate node.
@@ -111,6 +116,8 @@ type App struct {
 	Sticky  *sticky.Store
 	// Alerts sends webhooks and e-mails on breaker trips, disabled keys, error rates and low balances.
 	Alerts *alert.Service
+	// OAuth signs users in with GitHub and OIDC providers.
+	OAuth *oauth.Service
 
 	redis   *redis.Client
 	closers []func(context.Context) error
@@ -272,11 +279,14 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		return nil, "", fmt.Errorf("create root: %w", err)
 	}
 
+	a.OAuth = oauth.New(a.Store, a.Cache, a.Settings, a.Accounts, a.Audit, opt.OAuthClient, opt.OAuthClock)
+	authHandler := &controller.Auth{Accounts: a.Accounts, Groups: a.Groups, Secure: cfg.CookieSecure}
+
 	reports := stats.New(a.Store, a.Channels, nil)
 	reports.Fleet = a.Fleet // percentiles of whole days from the rollups (their sums come from the daily tables)
 	a.Handler = router.New(router.Handlers{
-		Status:   &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings},
-		Auth:     &controller.Auth{Accounts: a.Accounts, Groups: a.Groups, Secure: cfg.CookieSecure},
+		Status:   &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings, OAuth: a.OAuth},
+		Auth:     authHandler,
 		Tokens:   &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
 		Admin:    &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
 		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health, Fleet: a.Fleet},
@@ -295,6 +305,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Breakers:    &controller.Breakers{Channels: a.Channels, Health: a.Health, Audit: a.Audit},
 		Stats:       &controller.Stats{Stats: reports},
 		Alerts:      &controller.Alerts{Alerts: a.Alerts},
+		OAuth:       &controller.OAuth{OAuth: a.OAuth, Auth: authHandler, PublicURL: cfg.PublicURL, Secure: cfg.CookieSecure},
 	})
 	ok = true
 	return a, generated, nil

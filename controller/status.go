@@ -9,6 +9,7 @@ import (
 
 	"tollgate/model"
 	"tollgate/service/cache"
+	"tollgate/service/oauth"
 	"tollgate/service/setting"
 )
 
@@ -18,6 +19,8 @@ type Status struct {
 	Store    *model.Store
 	Cache    cache.Cache
 	Settings *setting.Service
+	// OAuth lists the enabled sign-in providers (nil: none).
+	OAuth *oauth.Service
 }
 
 // Healthz handles GET /healthz: the process is alive.
@@ -40,7 +43,12 @@ func (h *Status) Readyz(c *gin.Context) {
 // Site handles GET /api/status.
 func (h *Status) Site(c *gin.Context) {
 	s := h.Settings.Get()
-	c.JSON(http.StatusOK, gin.H{"version": h.Version, "registration_open": s.RegistrationOpen, "store": h.Store.Kind,
+	out := gin.H{"version": h.Version, "registration_open": s.RegistrationOpen, "store": h.Store.Kind,
 		"cache": h.Cache.Kind(), "site_name": s.SiteName, "notice": s.Notice,
-		"display_currency": s.DisplayCurrency, "display_rate": s.DisplayRate})
+		"display_currency": s.DisplayCurrency, "display_rate": s.DisplayRate}
+	out["oauth_providers"] = []oauth.Info{}
+	if h.OAuth != nil {
+		out["oauth_providers"] = h.OAuth.Enabled()
+	}
+	c.JSON(http.StatusOK, out)
 }

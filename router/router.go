@@ -43,6 +43,8 @@ type Handlers struct {
 	Stats *controller.Stats
 	// Alerts serves the alert log and the test send.
 	Alerts *controller.Alerts
+	// OAuth serves sign-in with GitHub / OIDC providers and linking them in the profile.
+	OAuth *controller.OAuth
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -86,6 +88,8 @@ func New(h Handlers) *gin.Engine {
 	auth.POST("/login", h.Auth.Login)
 	auth.POST("/refresh", h.Auth.Refresh)
 	auth.POST("/logout", h.Auth.Logout)
+	auth.GET("/oauth/:provider/start", h.OAuth.Start)
+	auth.GET("/oauth/:provider/callback", h.OAuth.Callback)
 
 	user := api.Group("", middleware.Console(h.Auther))
 	user.GET("/user/self", h.Auth.Self)
@@ -106,6 +110,9 @@ func New(h Handlers) *gin.Engine {
 	user.GET("/user/topups/:order_no", h.Topups.MyOrder)
 	user.GET("/user/invites", h.Invites.Mine)
 	user.POST("/user/redeem", h.Redemptions.Redeem)
+	user.POST("/user/oauth/:provider/link/start", h.OAuth.LinkStart)
+	user.GET("/user/identities", h.OAuth.Identities)
+	user.DELETE("/user/identities/:id", h.OAuth.Unlink)
 
 	admin := user.Group("/admin", middleware.Admin())
 	admin.GET("/users", h.Admin.Users)

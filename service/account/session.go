@@ -260,7 +260,8 @@ func (s *Service) ChangePassword(ctx context.Context, userID int64, oldPw, newPw
 	if err != nil {
 		return err
 	}
-	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(oldPw)) != nil {
+	// A user made by an external sign-in has no password yet: they set their first one without an old one.
+	if u.PasswordHash != "" && bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(oldPw)) != nil {
 		return apperr.New(http.StatusBadRequest, "invalid_credentials")
 	}
 	if err := s.policy.check("new_password", u.Username, newPw); err != nil {

@@ -207,6 +207,7 @@ func (s *Service) UseKeyring(k *secret.Keyring) { s.keys = k }
 func Masked(st *Settings) *Settings {
 	out := *st
 	maskAlerts(&out.Alerts)
+	maskOAuth(&out.OAuth)
 	for _, f := range secretFields(&out.Payment) {
 		if *f.ptr != "" {
 			*f.ptr = secret.Mask(*f.ptr)
@@ -234,6 +235,13 @@ func keepMasked(prev, next *Payment) error {
 
 // sealOptions encrypts the payment secrets of the "payment" option about to be stored.
 func (s *Service) sealOptions(next *Settings, key string) (json.RawMessage, error) {
+	if key == "oauth" && s.keys != nil {
+		o, err := s.sealOAuth(next.OAuth)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(o)
+	}
 	if key == "alerts" && s.keys != nil {
 		a, err := s.sealAlerts(next.Alerts)
 		if err != nil {

@@ -73,6 +73,8 @@ type Settings struct {
 	PreferSameProtocol bool `json:"prefer_same_protocol"`
 	// Alerts: webhooks, SMTP, cooldown and thresholds of service/alert (secrets sealed, shown masked).
 	Alerts Alerts `json:"alerts"`
+	// OAuth: sign-in with GitHub and OIDC providers (client secrets sealed, shown masked).
+	OAuth OAuth `json:"oauth"`
 }
 
 // Payment configures top-ups. Amounts and rates are decimal strings; Rate is provider currency per 1 USD of
@@ -175,6 +177,7 @@ func (s *Service) Load(ctx context.Context) error {
 	}
 	s.openSecrets(&next)
 	s.openAlerts(&next.Alerts)
+	s.openOAuth(&next.OAuth)
 	s.cur.Store(&next)
 	return nil
 }
@@ -206,6 +209,9 @@ func (s *Service) Update(ctx context.Context, patch map[string]json.RawMessage) 
 	if err := keepMaskedAlerts(&s.Get().Alerts, &next.Alerts); err != nil {
 		return nil, err
 	}
+	if err := keepMaskedOAuth(&s.Get().OAuth, &next.OAuth); err != nil {
+		return nil, err
+	}
 	if err := validate(&next); err != nil {
 		return nil, err
 	}
@@ -232,6 +238,7 @@ func detach(st *Settings) {
 	st.Payment.Bonus = append([]BonusTier(nil), st.Payment.Bonus...)
 	st.Payment.Epay.Methods = append([]string(nil), st.Payment.Epay.Methods...)
 	detachAlerts(&st.Alerts)
+	detachOAuth(&st.OAuth)
 }
 
 func field(s Settings, key string) json.RawMessage {
@@ -288,6 +295,9 @@ func validate(s *Settings) error {
 		return err
 	}
 	if err := validateAlerts(&s.Alerts); err != nil {
+		return err
+	}
+	if err := validateOAuth(&s.OAuth); err != nil {
 		return err
 	}
 	return nil
