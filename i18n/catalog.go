@@ -124,6 +124,15 @@ var catalog = map[Lang]map[string]string{
 		"user_rate_limited":    "Too many requests for this account; slow down.",
 		"tpm_exceeded":         "Too many tokens per minute (limit %d); wait for the next minute.",
 		"ip_rate_limited":      "Too many requests from your address (limit %d per minute); slow down.",
+		// OAuth / OIDC sign-in (service/oauth).
+		"oauth_provider_unknown": "This sign-in provider is not enabled.",
+		"oauth_invalid_state":    "The sign-in link expired or was already used; start again.",
+		"oauth_denied":           "Sign-in was cancelled at the provider.",
+		"oauth_failed":           "Sign-in with the provider failed; try again.",
+		"oauth_email_exists":     "An account with this e-mail already exists: sign in and link the provider in your profile.",
+		"oauth_identity_taken":   "This provider account is already linked to another user.",
+		"oauth_last_sign_in":     "This is your only way to sign in: set a password first.",
+		"identity_not_found":     "Linked account not found.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -247,5 +256,14 @@ var catalog = map[Lang]map[string]string{
 		"user_rate_limited":    "该账户请求过于频繁，请稍后再试。",
 		"tpm_exceeded":         "每分钟的 token 数超过了上限（%d），请等到下一分钟。",
 		"ip_rate_limited":      "来自你的地址的请求过多（每分钟最多 %d 次），请稍后再试。",
+		// OAuth / OIDC sign-in (service/oauth).
+		"oauth_provider_unknown": "该登录方式未启用。",
+		"oauth_invalid_state":    "登录链接已过期或已被使用，请重新开始。",
+		"oauth_denied":           "已在第三方取消登录。",
+		"oauth_failed":           "第三方登录失败，请重试。",
+		"oauth_email_exists":     "该邮箱已有账户：请先登录，再在个人资料中绑定此登录方式。",
+		"oauth_identity_taken":   "该第三方账户已绑定到其他用户。",
+		"oauth_last_sign_in":     "这是您唯一的登录方式：请先设置密码。",
+		"identity_not_found":     "未找到绑定的账户。",
 	},
 }

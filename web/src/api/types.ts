@@ -5,6 +5,7 @@ export * from './types/business';
 export * from './types/money';
 import type { AlertSettings } from './types/business';
 import type { InviteSettings, PaymentSettings } from './types/money';
+import type { OAuthProviderInfo, OAuthSettings } from './types/oauth';
 
 export type Role = 'user' | 'admin' | 'root';
 export type EnabledStatus = 'enabled' | 'disabled';
@@ -61,6 +62,8 @@ export interface SiteStatus {
   display_currency?: 'USD' | 'CNY' | 'units';
   /** CNY per 1 USD (decimal string). */
   display_rate?: string;
+  /** Enabled external sign-in providers (GitHub, OIDC), in the order the login page shows them. */
+  oauth_providers?: OAuthProviderInfo[];
 }
 
 export interface Token {
@@ -430,6 +433,7 @@ export interface Settings {
   /** Usage log rows older than this many days are deleted (0 = keep forever). */
   log_retention_days?: number;
   alerts?: AlertSettings;
+  oauth?: OAuthSettings;
   [key: string]: unknown;
 }
 

@@ -1,4 +1,5 @@
 /** English UI text. Keys are grouped by page; zh-CN.ts has the same keys. */
+import oauth from './en/oauth';
 const en = {
   app: { name: 'Tollgate' },
   header: {
@@ -921,6 +922,7 @@ const en = {
     added: 'Added',
     changed: 'Changed',
   },
+  oauth,
 };
 
 export default en;

@@ -1,4 +1,5 @@
 /** 简体中文界面文本，键与 en.ts 一致。 */
+import oauth from './zh-CN/oauth';
 const zhCN = {
   app: { name: 'Tollgate' },
   header: {
@@ -913,6 +914,7 @@ const zhCN = {
     added: '新增',
     changed: '变更',
   },
+  oauth,
 };
 
 export default zhCN;

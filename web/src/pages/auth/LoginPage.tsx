@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useLogin, type Credentials } from '../../api/auth';
 import { AuthCard } from './AuthCard';
+import { OAuthButtons, OAuthError } from './OAuthButtons';
 
 export function LoginPage() {
   const { t } = useTranslation();
@@ -21,6 +22,7 @@ export function LoginPage() {
 
   return (
     <AuthCard title={t('auth.signInTitle')}>
+      <OAuthError />
       {login.error ? (
         <Alert type="error" showIcon title={login.error.message} style={{ marginBottom: 16 }} data-testid="login-error" />
       ) : null}
@@ -35,6 +37,7 @@ export function LoginPage() {
           {t('auth.signIn')}
         </Button>
       </Form>
+      <OAuthButtons />
       <Typography.Paragraph style={{ textAlign: 'center', marginTop: 16, marginBottom: 0 }}>
         {t('auth.noAccount')} <Link to="/register">{t('auth.signUp')}</Link>
       </Typography.Paragraph>

@@ -1,7 +1,9 @@
 import { App, Button, Card, Col, Descriptions, Form, Input, Row, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useChangePassword } from '../../api/auth';
+import { useIdentities } from '../../api/oauth';
 import { BalanceAlertCard } from './BalanceAlertCard';
+import { LinkedAccountsCard } from './LinkedAccountsCard';
 import { useSession } from '../../auth/SessionProvider';
 import { PageHeader } from '../../components/PageHeader';
 import { formatTime } from '../../lib/format';
@@ -21,10 +23,12 @@ export default function ProfilePage() {
   const { message } = App.useApp();
   const [form] = Form.useForm<PasswordForm>();
   const change = useChangePassword();
+  // An account made by a provider sign-in sets its first password without an old one.
+  const hasPassword = useIdentities().data?.has_password ?? true;
 
   const onFinish = async (values: PasswordForm) => {
     try {
-      await change.mutateAsync({ old_password: values.old_password, new_password: values.new_password });
+      await change.mutateAsync({ old_password: values.old_password ?? '', new_password: values.new_password });
       form.resetFields();
       message.success(t('profile.passwordChanged'));
     } catch (err) {
@@ -57,11 +61,16 @@ export default function ProfilePage() {
           <BalanceAlertCard />
         </Col>
         <Col xs={24} lg={12}>
+          <LinkedAccountsCard />
+        </Col>
+        <Col xs={24} lg={12}>
           <Card title={t('profile.changePassword')}>
             <Form<PasswordForm> form={form} layout="vertical" onFinish={onFinish} name="change-password">
-              <Form.Item name="old_password" label={t('profile.oldPassword')} rules={[{ required: true, message: t('validation.required') }]}>
-                <Input.Password autoComplete="current-password" />
-              </Form.Item>
+              {hasPassword ? (
+                <Form.Item name="old_password" label={t('profile.oldPassword')} rules={[{ required: true, message: t('validation.required') }]}>
+                  <Input.Password autoComplete="current-password" />
+                </Form.Item>
+              ) : null}
               <Form.Item name="new_password" label={t('profile.newPassword')} rules={passwordRules(t)}>
                 <Input.Password autoComplete="new-password" />
               </Form.Item>

@@ -9,6 +9,7 @@ import { QueryError } from '../../../components/QueryError';
 import { useFormat } from '../../../lib/useFormat';
 import { applyServerError, decimalRules } from '../../../lib/validation';
 import { AlertsCard } from './AlertsCard';
+import { OAuthProvidersCard } from './OAuthProvidersCard';
 import { alertsToForm, formToAlerts, normalizeAlerts, type AlertsFormValues } from './alertsForm';
 
 /** Whole-number settings with a dedicated field: name, bounds (the server's), unit shown after the value. */
@@ -39,6 +40,8 @@ const KNOWN_SETTINGS = new Set([
   'display_rate',
   'ip_rpm',
   'alerts',
+  // Saved by its own card (OAuthProvidersCard).
+  'oauth',
 ]);
 
 /** Settings the server has that this page has no dedicated field for (numbers, text, switches). */
@@ -294,6 +297,13 @@ export default function SettingsPage() {
           </Row>
         </Form>
       )}
+      {settings.data ? (
+        <Row gutter={[16, 16]} style={{ marginTop: 16 }}>
+          <Col xs={24}>
+            <OAuthProvidersCard value={settings.data.oauth} />
+          </Col>
+        </Row>
+      ) : null}
     </>
   );
 }
