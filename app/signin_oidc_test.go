@@ -644,3 +644,33 @@ func TestGitHubSignIn_UsesOnlyVerifiedEmail(t *testing.T) {
 		t.Fatalf("denied landed on %q", landed)
 	}
 }
+
+// On the several-nodes shape the state lives in Redis: a flow started on one node finishes on another, and is
+// still single use there.
+func TestOIDCSignIn_CallbackOnAnotherNode(t *testing.T) {
+	env := apptest.NewEnv(t)
+	if env.Shape != "mysql" {
+		t.Skip("nodes share the state only through Redis (the MariaDB + Redis pass)")
+	}
+	a, b := env.Start(t), env.Start(t)
+	idp := newFakeIdP(t)
+	enableOIDC(t, a, idp, nil)
+	idp.signIn(idpUser{Sub: "roamer", Email: "roamer@example.com", Verified: true, Username: "roamer"})
+	br := newBrowser(t)
+	callback := br.redirect(br.redirect(a.URL + "/api/auth/oauth/corp/start"))
+	onB := b.URL + strings.TrimPrefix(callback, a.URL)
+	// The binding cookie was set for a's host; both listen on 127.0.0.1, so the jar sends it to b as well.
+	deadline := time.Now().Add(5 * time.Second)
+	for b.App.OAuth.Enabled() == nil || len(b.App.OAuth.Enabled()) == 0 { // b reloads settings from the bus
+		if time.Now().After(deadline) {
+			t.Fatal("node b never saw the provider")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if landed := br.redirect(onB); landed != "/console" {
+		t.Fatalf("callback on node b landed on %q", landed)
+	}
+	if landed := br.redirect(callback); landed != "/login?error=oauth_invalid_state" {
+		t.Fatalf("replay on node a landed on %q", landed)
+	}
+}
