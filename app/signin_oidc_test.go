@@ -305,6 +305,16 @@ func TestOIDCSignIn_CreatesAccountAndSession(t *testing.T) {
 		t.Fatalf("client secret shown as %q", s)
 	}
 	wantStatus(t, admin.Do("PUT", "/api/admin/settings", map[string]any{"oauth": got.OAuth}), http.StatusOK)
+	// Sealed at rest.
+	opts, err := n.App.Store.ListOptions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range opts {
+		if strings.Contains(o.Value, idp.Secret) {
+			t.Fatalf("option %s stores the client secret in clear: %s", o.Key, o.Value)
+		}
+	}
 
 	before := countUsers(t, n)
 	idp.signIn(idpUser{Sub: "u-100", Email: "alice@example.com", Verified: true, Username: "alice"})
