@@ -89,9 +89,6 @@ export function LinkedAccountsCard() {
           </Popconfirm>
         </Flex>
       ))}
-          </List.Item>
-        )}
-      />
       <Flex wrap gap={8} style={{ marginTop: 12 }}>
         {providers
           .filter((p) => !linkedSlugs.has(p.slug))

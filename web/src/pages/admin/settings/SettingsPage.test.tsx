@@ -58,7 +58,7 @@ describe('SettingsPage', () => {
     fireEvent.change(deadline, { target: { value: '120' } });
     fireEvent.blur(deadline);
     fireEvent.click(screen.getByLabelText('Show channel names to users'));
-    fireEvent.click(screen.getByRole('button', { name: /save/i }));
+    fireEvent.click(screen.getAllByRole('button', { name: /save/i })[0]);
 
     await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(true));
     const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
@@ -72,7 +72,7 @@ describe('SettingsPage', () => {
     await waitFor(() => expect(ramp).toHaveValue('60'));
     fireEvent.change(ramp, { target: { value: '' } });
     fireEvent.blur(ramp);
-    fireEvent.click(screen.getByRole('button', { name: /save/i }));
+    fireEvent.click(screen.getAllByRole('button', { name: /save/i })[0]);
     expect(await screen.findByText('Required')).toBeInTheDocument();
     expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(false);
   }, 60_000);
