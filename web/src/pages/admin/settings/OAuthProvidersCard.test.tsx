@@ -28,7 +28,7 @@ describe('OAuthProvidersCard', () => {
     fireEvent.change(ids[ids.length - 1], { target: { value: 'tollgate' } });
     const secrets = screen.getAllByLabelText('Client secret');
     fireEvent.change(secrets[secrets.length - 1], { target: { value: 'oidc-secret' } });
-    expect(screen.getByText(/\/api\/auth\/oauth\/corp\/callback/)).toBeInTheDocument();
+    expect(await screen.findByText(/\/api\/auth\/oauth\/corp\/callback/)).toBeInTheDocument();
     fireEvent.click(screen.getByRole('button', { name: /save providers/i }));
     await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(true));
     const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
