@@ -28,12 +28,14 @@ import (
 	"tollgate/service/audit"
 	"tollgate/service/bus"
 	"tollgate/service/cache"
+	"tollgate/service/captcha"
 	"tollgate/service/channel"
 	"tollgate/service/fleet"
 	"tollgate/service/group"
 	"tollgate/service/health"
 	"tollgate/service/invite"
 	"tollgate/service/ledger"
+	"tollgate/service/mail"
 	"tollgate/service/metrics"
 	"tollgate/service/oauth"
 	"tollgate/service/payment"
@@ -76,6 +78,9 @@ type Options struct {
 	// the time ID tokens are checked against (nil: time.Now).
 	OAuthClient *http.Client
 	OAuthClock  func() time.Time
+	// AccountClock is the account service's time (sessions, e-mail codes and reset links; nil: time.Now);
+	// tests move it past a link's expiry.
+	AccountClock func() time.Time
 }
 
 // App is one running Tollgate node.
@@ -118,6 +123,8 @@ type App struct {
 	Alerts *alert.Service
 	// OAuth signs users in with GitHub and OIDC providers.
 	OAuth *oauth.Service
+	// Outbox sends sign-in e-mails (codes, reset links, the SMTP test) through the one SMTP configuration.
+	Outbox *mail.Outbox
 
 	redis   *redis.Client
 	closers []func(context.Context) error
@@ -184,7 +191,11 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Settings.UseKeyring(a.Keys) // payment secrets are stored sealed
 	a.Groups = group.New(a.Store, a.Bus, a.Audit)
 	a.Accounts = account.New(a.Store, a.Cache, a.Bus, a.Keys, a.Settings, a.Groups, a.Ledger, a.Audit,
-		account.Options{BcryptCost: opt.BcryptCost, RefreshGrace: opt.RefreshGrace})
+		account.Options{BcryptCost: opt.BcryptCost, RefreshGrace: opt.RefreshGrace, Now: opt.AccountClock})
+	a.Outbox = mail.NewOutbox(a.Settings, opt.AccountClock)
+	a.closers = append(a.closers, a.Outbox.Close)
+	a.Accounts.SetMailer(a.Outbox)
+	a.Accounts.SetCaptcha(captcha.New(a.Settings, nil))
 	a.Invites = invite.New(a.Store, a.Settings, a.Accounts)
 	a.Accounts.SetInvites(a.Invites)
 	a.Tiers = tier.New(a.Store, a.Bus, a.Audit)
@@ -306,6 +317,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Stats:       &controller.Stats{Stats: reports},
 		Alerts:      &controller.Alerts{Alerts: a.Alerts},
 		OAuth:       &controller.OAuth{OAuth: a.OAuth, Auth: authHandler, PublicURL: cfg.PublicURL, Secure: cfg.CookieSecure},
+		Signin:      &controller.Signin{Accounts: a.Accounts, Outbox: a.Outbox, PublicURL: cfg.PublicURL},
 	})
 	ok = true
 	return a, generated, nil

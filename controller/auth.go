@@ -52,8 +52,13 @@ func (h *Auth) Login(c *gin.Context) {
 	var in struct {
 		Username string `json:"username"`
 		Password string `json:"password"`
+		Captcha  string `json:"captcha"` // asked for after failures when a captcha is configured
 	}
 	if !middleware.Bind(c, &in) {
+		return
+	}
+	if err := h.Accounts.LoginCaptcha(c.Request.Context(), in.Username, in.Captcha, c.ClientIP()); err != nil {
+		middleware.Fail(c, err)
 		return
 	}
 	s, err := h.Accounts.Login(c.Request.Context(), in.Username, in.Password, c.ClientIP())

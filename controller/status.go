@@ -50,5 +50,8 @@ func (h *Status) Site(c *gin.Context) {
 	if h.OAuth != nil {
 		out["oauth_providers"] = h.OAuth.Enabled()
 	}
+	for k, v := range signinStatus(s) {
+		out[k] = v
+	}
 	c.JSON(http.StatusOK, out)
 }

@@ -14,7 +14,7 @@ import (
 	"tollgate/model"
 	"tollgate/relay/relaytest"
 	"tollgate/service/alert"
-	"tollgate/service/alert/smtptest"
+	"tollgate/service/mail/smtptest"
 )
 
 const hookSecret = "whsec-test-0123456789abcdef"

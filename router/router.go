@@ -45,6 +45,8 @@ type Handlers struct {
 	Alerts *controller.Alerts
 	// OAuth serves sign-in with GitHub / OIDC providers and linking them in the profile.
 	OAuth *controller.OAuth
+	// Signin serves e-mail verification, password reset, e-mail change and the SMTP test.
+	Signin *controller.Signin
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -115,6 +117,7 @@ func New(h Handlers) *gin.Engine {
 	user.DELETE("/user/identities/:id", h.OAuth.Unlink)
 
 	admin := user.Group("/admin", middleware.Admin())
+	signinRoutes(auth, user, admin, h.Signin)
 	admin.GET("/users", h.Admin.Users)
 	admin.GET("/users/:id", h.Admin.User)
 	admin.PATCH("/users/:id", h.Admin.UpdateUser)

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -65,6 +66,8 @@ type Service struct {
 	users    *cache.Local[int64, *model.User]
 	policy   *passwordPolicy
 	invites  Invites // nil: no invites (see SetInvites)
+	mailer   Mailer  // nil: no e-mail flows (see SetMailer)
+	captcha  Captcha // nil: no captcha (see SetCaptcha)
 	tiers    Tiers   // nil: every tier name but "default" is refused (see SetTiers)
 	// dummyHash is compared against when the username is unknown, at the real cost, so that sign-in takes as
 	// long for an unknown user as for a known one (no user enumeration by timing).
@@ -131,8 +134,13 @@ type RegisterInput struct {
 	Password string `json:"password"`
 	Email    string `json:"email"`
 	AffCode  string `json:"aff_code"` // the inviter's code (optional)
+	// Captcha is the captcha token (required when a captcha is configured).
+	Captcha string `json:"captcha"`
+	// Language of the user's e-mails ("en", "zh-CN" or "").
+	Language string `json:"language"`
 
-	inviterID int64 // resolved from AffCode by Register
+	inviterID int64  // resolved from AffCode by Register
+	status    string // "" = enabled; unverified while the e-mail awaits its code
 }
 
 // Register creates a user with role user in the default group.
@@ -140,6 +148,21 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, ip string) (*m
 	st := s.settings.Get()
 	if !st.RegistrationOpen {
 		return nil, apperr.New(http.StatusForbidden, "registration_closed")
+	}
+	if err := s.checkCaptcha(ctx, in.Captcha, ip); err != nil {
+		return nil, err
+	}
+	if st.EmailVerification {
+		// The account waits for its code: no sign-in, no gift until then (VerifyEmail).
+		in.Email, in.status = normEmail(in.Email), model.StatusUnverified
+		if in.Email == "" {
+			return nil, apperr.Field("email", "required: the site verifies e-mail addresses")
+		}
+		if emailRE.MatchString(in.Email) {
+			if err := s.emailFree(ctx, in.Email, 0); err != nil {
+				return nil, err
+			}
+		}
 	}
 	release, err := s.signupSlot(ctx, ip, st.SignupRateLimit)
 	if err != nil {
@@ -158,22 +181,45 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, ip string) (*m
 	}
 	actor := audit.Actor{ID: u.ID, Name: u.Username, IP: ip}
 	s.audit.Record(ctx, actor, "user.register", u.Username, nil)
+	if u.Status == model.StatusUnverified {
+		if s.mailer == nil || !s.mailer.Ready() {
+			return u, nil // the code can be asked for again once mail works (POST /api/auth/email/send)
+		}
+		if err := s.mailSlot(ctx, u.Email, ip); err != nil {
+			return u, nil
+		}
+		if err := s.sendCode(ctx, u, model.EmailVerify, u.Email, in.Language, true); err != nil {
+			slog.Warn("sign-up code not sent", "user", u.ID, "err", err)
+		}
+		return u, nil
+	}
+	if err := s.welcome(ctx, u, actor); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// welcome pays a new account's gift and its invite reward, once (both are credits keyed by the user's id).
+func (s *Service) welcome(ctx context.Context, u *model.User, actor audit.Actor) error {
+	st := s.settings.Get()
 	if st.NewUserQuota > 0 {
 		// The gift is a credit like any other, keyed by the new user's id: it happens once.
 		err := s.Credit(ctx, u.ID, st.NewUserQuota, CreditSource{Kind: model.CreditSignup, Ref: strconv.FormatInt(u.ID, 10),
 			Action: "user.quota", Target: u.Username, Actor: actor, Note: "new_user_quota",
 			Detail: map[string]any{"delta": st.NewUserQuota, "reason": "new_user_quota"}})
-		if err != nil {
-			return nil, fmt.Errorf("new-user gift: %w", err)
+		switch {
+		case err == nil:
+			u.Quota = st.NewUserQuota
+		case !errors.Is(err, ErrAlreadyCredited):
+			return fmt.Errorf("new-user gift: %w", err)
 		}
-		u.Quota = st.NewUserQuota
 	}
 	if s.invites != nil {
-		if err := s.invites.Welcome(ctx, u, ip); err != nil {
-			return nil, fmt.Errorf("invite: %w", err)
+		if err := s.invites.Welcome(ctx, u, actor.IP); err != nil {
+			return fmt.Errorf("invite: %w", err)
 		}
 	}
-	return u, nil
+	return nil
 }
 
 // signupSlot takes one of the IP's sign-ups for this hour (limit 0: unlimited); the returned func gives it
@@ -222,8 +268,15 @@ func (s *Service) create(ctx context.Context, in RegisterInput, role, group stri
 	if err != nil {
 		return nil, fmt.Errorf("hash password: %w", err)
 	}
+	if !Languages[in.Language] {
+		return nil, apperr.Field("language", `"en" or "zh-CN"`)
+	}
+	status := model.StatusEnabled
+	if in.status != "" {
+		status = in.status
+	}
 	u := &model.User{Username: in.Username, Email: in.Email, PasswordHash: string(hash), Role: role, Group: group,
-		Status: model.StatusEnabled, Quota: quota, InviterID: in.inviterID}
+		Status: status, Quota: quota, InviterID: in.inviterID, Language: in.Language}
 	if err := s.store.CreateUser(ctx, u); errors.Is(err, model.ErrDuplicate) {
 		return nil, apperr.New(http.StatusConflict, "username_taken")
 	} else if err != nil {

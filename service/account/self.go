@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"tollgate/model"
 	"tollgate/service/apperr"
@@ -40,11 +41,18 @@ func (s *Service) UpdateSelf(ctx context.Context, id int64, in SelfInput) (*mode
 		}
 		fields["language"] = *in.Language
 	}
-	if in.Email != nil {
-		if *in.Email != "" && !emailRE.MatchString(*in.Email) {
-			return nil, apperr.Field("email", "an e-mail address")
+	if in.Email != nil && *in.Email != "" {
+		// A new address is only taken once a code sent to it is entered (SendEmailChange, ChangeEmail);
+		// sending the current one back, or "" to remove it, is fine.
+		u, err := s.store.UserByID(ctx, id)
+		if err != nil {
+			return nil, err
 		}
-		fields["email"] = *in.Email
+		if !strings.EqualFold(u.Email, *in.Email) {
+			return nil, apperr.Field("email", "changed with a code sent to the new address (POST /api/user/email/send)")
+		}
+	} else if in.Email != nil {
+		fields["email"] = ""
 	}
 	if len(fields) > 0 {
 		if err := s.store.UpdateUserFields(ctx, id, fields); err != nil {

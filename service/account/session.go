@@ -62,6 +62,9 @@ func (s *Service) Login(ctx context.Context, username, password, ip string) (*Se
 		s.failed(ctx, k)
 		return nil, apperr.New(http.StatusUnauthorized, "invalid_credentials")
 	}
+	if u.Status == model.StatusUnverified {
+		return nil, apperr.New(http.StatusForbidden, "email_unverified")
+	}
 	if u.Status != model.StatusEnabled {
 		return nil, apperr.New(http.StatusForbidden, "user_disabled")
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"tollgate/service/alert/smtptest"
+	"tollgate/service/mail/smtptest"
 	"tollgate/service/setting"
 )
 

@@ -208,6 +208,9 @@ func Masked(st *Settings) *Settings {
 	out := *st
 	maskAlerts(&out.Alerts)
 	maskOAuth(&out.OAuth)
+	if out.Captcha.Secret != "" {
+		out.Captcha.Secret = secret.Mask(out.Captcha.Secret)
+	}
 	for _, f := range secretFields(&out.Payment) {
 		if *f.ptr != "" {
 			*f.ptr = secret.Mask(*f.ptr)
@@ -241,6 +244,13 @@ func (s *Service) sealOptions(next *Settings, key string) (json.RawMessage, erro
 			return nil, err
 		}
 		return json.Marshal(o)
+	}
+	if key == "captcha" {
+		c, err := s.sealCaptcha(next.Captcha)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(c)
 	}
 	if key == "alerts" && s.keys != nil {
 		a, err := s.sealAlerts(next.Alerts)

@@ -75,6 +75,12 @@ type Settings struct {
 	Alerts Alerts `json:"alerts"`
 	// OAuth: sign-in with GitHub and OIDC providers (client secrets sealed, shown masked).
 	OAuth OAuth `json:"oauth"`
+	// EmailVerification: a sign-up needs a verified e-mail (code sent by mail) before the account works and
+	// the new-user gift is paid. PasswordReset: "forgot password" sends a reset link. Both need alerts.smtp.
+	EmailVerification bool `json:"email_verification"`
+	PasswordReset     bool `json:"password_reset"`
+	// Captcha on sign-up, sign-in after failures and password-reset requests (secret sealed, shown masked).
+	Captcha Captcha `json:"captcha"`
 }
 
 // Payment configures top-ups. Amounts and rates are decimal strings; Rate is provider currency per 1 USD of
@@ -136,7 +142,8 @@ func Defaults() Settings {
 			Stripe: StripeSettings{Currency: "USD", Rate: "1", MinAmount: "1", MaxAmount: "10000"}},
 		Invite:          Invite{FirstTopupPercent: "0"},
 		DisplayCurrency: "USD", DisplayRate: "7.3",
-		Alerts: defaultAlerts(),
+		Alerts:  defaultAlerts(),
+		Captcha: defaultCaptcha(),
 	}
 }
 
@@ -178,6 +185,7 @@ func (s *Service) Load(ctx context.Context) error {
 	s.openSecrets(&next)
 	s.openAlerts(&next.Alerts)
 	s.openOAuth(&next.OAuth)
+	s.openCaptcha(&next.Captcha)
 	s.cur.Store(&next)
 	return nil
 }
@@ -210,6 +218,9 @@ func (s *Service) Update(ctx context.Context, patch map[string]json.RawMessage) 
 		return nil, err
 	}
 	if err := keepMaskedOAuth(&s.Get().OAuth, &next.OAuth); err != nil {
+		return nil, err
+	}
+	if err := keepMaskedCaptcha(&s.Get().Captcha, &next.Captcha); err != nil {
 		return nil, err
 	}
 	if err := validate(&next); err != nil {
@@ -300,5 +311,5 @@ func validate(s *Settings) error {
 	if err := validateOAuth(&s.OAuth); err != nil {
 		return err
 	}
-	return nil
+	return validateSignin(s)
 }
