@@ -5,6 +5,9 @@ import { AppLayout } from './components/AppLayout';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { LoginPage } from './pages/auth/LoginPage';
 import { RegisterPage } from './pages/auth/RegisterPage';
+import { ForgotPasswordPage } from './pages/auth/ForgotPasswordPage';
+import { ResetPasswordPage } from './pages/auth/ResetPasswordPage';
+import { VerifyEmailPage } from './pages/auth/VerifyEmailPage';
 
 function page(load: () => Promise<{ default: ComponentType }>): ReactNode {
   const Page = lazy(load);
@@ -44,6 +47,10 @@ export const routes = [
       </RedirectIfSignedIn>
     ),
   },
+  // E-mail flows of sign-in: the reset page is what the reset e-mail links to.
+  { path: '/verify-email', element: <VerifyEmailPage /> },
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
   { path: '/wallet/return', element: <WalletReturnRedirect /> },
   {
     path: '/console',

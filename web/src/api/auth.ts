@@ -25,6 +25,8 @@ export function useSelf(enabled = true) {
 export interface Credentials {
   username: string;
   password: string;
+  /** The captcha token (asked for after failed sign-ins when a captcha is configured). */
+  captcha?: string;
 }
 
 /** Signs in and installs the session in the client. */
@@ -42,6 +44,8 @@ export interface Registration extends Credentials {
   email?: string;
   /** The inviter's code from an invite link (`/register?aff=CODE`). */
   aff_code?: string;
+  /** The language of the account's e-mails. */
+  language?: string;
 }
 
 export function useRegister() {

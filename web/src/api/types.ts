@@ -16,7 +16,7 @@ export interface User {
   email?: string;
   role: Role;
   group: string;
-  status: EnabledStatus;
+  status: EnabledStatus | 'unverified';
   quota: number;
   used_quota: number;
   request_count: number;
@@ -64,6 +64,28 @@ export interface SiteStatus {
   display_rate?: string;
   /** Enabled external sign-in providers (GitHub, OIDC), in the order the login page shows them. */
   oauth_providers?: OAuthProviderInfo[];
+  /** Sign-up needs a verified e-mail (a code is sent). */
+  email_verification?: boolean;
+  /** "Forgot password" sends a reset link. */
+  password_reset?: boolean;
+  /** The captcha widget to show, or null when none is configured. */
+  captcha?: CaptchaStatus | null;
+}
+
+export interface CaptchaStatus {
+  provider: 'turnstile' | 'hcaptcha';
+  site_key: string;
+  /** A sign-in needs the captcha once the username has this many recent failures (0: always). */
+  login_after_failures: number;
+}
+
+/** Captcha settings (secret shown masked). */
+export interface CaptchaSettings {
+  provider: '' | 'turnstile' | 'hcaptcha';
+  site_key: string;
+  secret: string;
+  verify_url: string;
+  login_after_failures: number;
 }
 
 export interface Token {
@@ -434,6 +456,9 @@ export interface Settings {
   log_retention_days?: number;
   alerts?: AlertSettings;
   oauth?: OAuthSettings;
+  email_verification?: boolean;
+  password_reset?: boolean;
+  captcha?: CaptchaSettings;
   [key: string]: unknown;
 }
 

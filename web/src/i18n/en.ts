@@ -1,6 +1,8 @@
+import signin from './en/signin';
 /** English UI text. Keys are grouped by page; zh-CN.ts has the same keys. */
 import oauth from './en/oauth';
 const en = {
+  signin,
   app: { name: 'Tollgate' },
   header: {
     language: 'Language',

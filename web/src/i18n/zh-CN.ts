@@ -1,6 +1,8 @@
+import signin from './zh-CN/signin';
 /** 简体中文界面文本，键与 en.ts 一致。 */
 import oauth from './zh-CN/oauth';
 const zhCN = {
+  signin,
   app: { name: 'Tollgate' },
   header: {
     language: '语言',

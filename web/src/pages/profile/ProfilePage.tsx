@@ -4,6 +4,7 @@ import { useChangePassword } from '../../api/auth';
 import { useIdentities } from '../../api/oauth';
 import { BalanceAlertCard } from './BalanceAlertCard';
 import { LinkedAccountsCard } from './LinkedAccountsCard';
+import { EmailCard } from './EmailCard';
 import { useSession } from '../../auth/SessionProvider';
 import { PageHeader } from '../../components/PageHeader';
 import { formatTime } from '../../lib/format';
@@ -62,6 +63,9 @@ export default function ProfilePage() {
         </Col>
         <Col xs={24} lg={12}>
           <LinkedAccountsCard />
+        </Col>
+        <Col xs={24} lg={12}>
+          <EmailCard />
         </Col>
         <Col xs={24} lg={12}>
           <Card title={t('profile.changePassword')}>

@@ -10,6 +10,7 @@ import { useFormat } from '../../../lib/useFormat';
 import { applyServerError, decimalRules } from '../../../lib/validation';
 import { AlertsCard } from './AlertsCard';
 import { OAuthProvidersCard } from './OAuthProvidersCard';
+import { normalizeCaptcha, SigninCard, type SigninFormValues } from './SigninCard';
 import { alertsToForm, formToAlerts, normalizeAlerts, type AlertsFormValues } from './alertsForm';
 
 /** Whole-number settings with a dedicated field: name, bounds (the server's), unit shown after the value. */
@@ -42,6 +43,10 @@ const KNOWN_SETTINGS = new Set([
   'alerts',
   // Saved by its own card (OAuthProvidersCard).
   'oauth',
+  // The "Sign-in and sign-up" section.
+  'email_verification',
+  'password_reset',
+  'captcha',
 ]);
 
 /** Settings the server has that this page has no dedicated field for (numbers, text, switches). */
@@ -52,7 +57,7 @@ function extraSettings(s: Settings | undefined): [string, string | number | bool
   );
 }
 
-interface SettingsForm {
+interface SettingsForm extends SigninFormValues {
   extra?: Record<string, string | number | boolean>;
   site_name: string;
   notice: string;
@@ -91,6 +96,9 @@ function toForm(s: Settings, toText: (units: number) => string): SettingsForm {
     show_channel_to_users: !!s.show_channel_to_users,
     log_retention_days: s.log_retention_days ?? 0,
     alerts: alertsToForm(s.alerts),
+    email_verification: !!s.email_verification,
+    password_reset: !!s.password_reset,
+    captcha: normalizeCaptcha(s.captcha),
     extra: Object.fromEntries(extraSettings(s)),
   };
 }
@@ -148,6 +156,9 @@ export default function SettingsPage() {
       ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, values[f.name] ?? f.min])),
       show_channel_to_users: values.show_channel_to_users,
       alerts: formToAlerts(values.alerts),
+      email_verification: !!values.email_verification,
+      password_reset: !!values.password_reset,
+      captcha: normalizeCaptcha(values.captcha),
       ...values.extra,
     };
     // Send only what changed, so the audit log names the settings that were really edited.
@@ -155,6 +166,9 @@ export default function SettingsPage() {
       ...settings.data,
       log_retention_days: settings.data?.log_retention_days ?? 0,
       alerts: normalizeAlerts(settings.data?.alerts),
+      email_verification: !!settings.data?.email_verification,
+      password_reset: !!settings.data?.password_reset,
+      captcha: normalizeCaptcha(settings.data?.captcha),
     };
     const changed = Object.fromEntries(
       Object.entries(body).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(current[key])),
@@ -192,7 +206,8 @@ export default function SettingsPage() {
           onFinish={onFinish}
           name="settings-form"
           onValuesChange={(changed: Partial<SettingsForm>) => {
-            if ('alerts' in changed) setAlertsDirty(true);
+            if ('alerts' in changed || 'email_verification' in changed || 'password_reset' in changed || 'captcha' in changed)
+              setAlertsDirty(true);
           }}
         >
           <Row gutter={[16, 16]}>
@@ -242,6 +257,9 @@ export default function SettingsPage() {
             </Col>
             <Col xs={24} lg={12}>
               <Card title={t('settings.logs')}>{numberItem('log_retention_days')}</Card>
+            </Col>
+            <Col xs={24}>
+              <SigninCard dirty={alertsDirty} />
             </Col>
             <Col xs={24}>
               <AlertsCard dirty={alertsDirty} />
