@@ -17,7 +17,7 @@ import (
 // movableClock is the account service's time in these tests: real time plus an offset the test moves.
 type movableClock struct{ off atomic.Int64 }
 
-func (c *movableClock) Now() time.Time       { return time.Now().Add(time.Duration(c.off.Load())) }
+func (c *movableClock) Now() time.Time      { return time.Now().Add(time.Duration(c.off.Load())) }
 func (c *movableClock) Add(d time.Duration) { c.off.Add(int64(d)) }
 
 // mailNode starts a node whose SMTP settings point at a fresh sink, with settings applied on top.
@@ -157,17 +157,20 @@ func TestSignupEmail_ResendReplacesTheCodeAndWrongCodesAreLimited(t *testing.T) 
 		t.Fatalf("resend: %d messages", len(msgs))
 	}
 	second := codeIn(t, msgs[1])
-	if first != second {
+	wrongSoFar := 0
+	if first != second { // the resent code replaced the first
 		wantError(t, anon.Do("POST", "/api/auth/email/verify", map[string]string{"email": "dora@example.com", "code": first}),
 			http.StatusBadRequest, "invalid_code")
+		wrongSoFar++
 	}
 	// An expired code is refused even when right.
 	clk.Add(16 * time.Minute)
 	wantError(t, anon.Do("POST", "/api/auth/email/verify", map[string]string{"email": "dora@example.com", "code": second}),
 		http.StatusBadRequest, "invalid_code")
+	wrongSoFar++
 	clk.Add(-16 * time.Minute)
-	// Five wrong codes lock the address's code checks, even for the right code.
-	for range 5 {
+	// Five wrong codes in all lock the address's code checks, even for the right code.
+	for range 5 - wrongSoFar {
 		wantError(t, anon.Do("POST", "/api/auth/email/verify", map[string]string{"email": "dora@example.com", "code": "12345x"}),
 			http.StatusBadRequest, "invalid_code")
 	}
