@@ -38,6 +38,7 @@ const en = {
     status: 'Status',
     enabled: 'Enabled',
     disabled: 'Disabled',
+    unverified: 'E-mail not verified',
     save: 'Save',
     saved: 'Saved',
     create: 'Create',

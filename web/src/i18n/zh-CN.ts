@@ -38,6 +38,7 @@ const zhCN = {
     status: '状态',
     enabled: '已启用',
     disabled: '已禁用',
+    unverified: '邮箱未验证',
     save: '保存',
     saved: '已保存',
     create: '创建',

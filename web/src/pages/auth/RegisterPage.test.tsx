@@ -48,7 +48,7 @@ describe('RegisterPage', () => {
     fireEvent.click(submit);
     expect(await screen.findByText('That name is taken')).toBeInTheDocument();
     expect(registerCalls()).toHaveLength(1);
-    expect(JSON.parse(registerCalls()[0][1].body)).toEqual({ username: 'alice', password: 'correct-horse' });
+    expect(JSON.parse(registerCalls()[0][1].body)).toEqual({ username: 'alice', password: 'correct-horse', language: 'en' });
   });
 
   it('shows a refused weak password under the password field', async () => {
@@ -82,6 +82,31 @@ describe('RegisterPage', () => {
     fireEvent.change(screen.getByLabelText('Confirm password'), { target: { value: 'correct-horse' } });
     fireEvent.click(screen.getByRole('button', { name: /sign up/i }));
     await waitFor(() => expect(registerCalls()).toHaveLength(1));
-    expect(JSON.parse(registerCalls()[0][1].body)).toEqual({ username: 'bob', password: 'correct-horse', aff_code: 'Inv1te' });
+    expect(JSON.parse(registerCalls()[0][1].body)).toEqual({ username: 'bob', password: 'correct-horse', language: 'en', aff_code: 'Inv1te' });
+  });
+
+  it('asks for the e-mailed code when the site verifies e-mail, then signs in', async () => {
+    const calls: { url: string; body: unknown }[] = [];
+    fetchMock.mockImplementation(async (url: string, init?: RequestInit) => {
+      calls.push({ url, body: init?.body ? JSON.parse(String(init.body)) : undefined });
+      if (url === '/api/status') return new Response(JSON.stringify({ ...status(true), email_verification: true }), { status: 200 });
+      if (url === '/api/auth/register')
+        return new Response(JSON.stringify({ user: { id: 5, username: 'carol', email: 'carol@example.com', status: 'unverified' } }), { status: 201 });
+      if (url === '/api/auth/email/verify')
+        return new Response(JSON.stringify({ user: { id: 5, username: 'carol', status: 'enabled' } }), { status: 200 });
+      return new Response(JSON.stringify({ error: { code: 'invalid_credentials', message: 'no' } }), { status: 401 });
+    });
+    renderWithProviders(<RegisterPage />);
+    const submit = await screen.findByRole('button', { name: /sign up/i });
+    fireEvent.change(screen.getByLabelText('Username'), { target: { value: 'carol' } });
+    fireEvent.change(screen.getByLabelText(/E-mail \(a code is sent/), { target: { value: 'carol@example.com' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'correct-horse' } });
+    fireEvent.change(screen.getByLabelText('Confirm password'), { target: { value: 'correct-horse' } });
+    fireEvent.click(submit);
+    expect(await screen.findByTestId('verify-hint')).toHaveTextContent('carol@example.com');
+    fireEvent.change(screen.getByTestId('verify-code'), { target: { value: '123456' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Verify' }));
+    await waitFor(() => expect(calls.some((c) => c.url === '/api/auth/login')).toBe(true));
+    expect(calls.find((c) => c.url === '/api/auth/email/verify')?.body).toEqual({ email: 'carol@example.com', code: '123456' });
   });
 });

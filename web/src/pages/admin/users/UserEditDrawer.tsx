@@ -22,7 +22,7 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
 
   useEffect(() => {
     if (user) {
-      form.setFieldsValue({ role: user.role, group: user.group, tier: user.tier || undefined, status: user.status, email: user.email ?? '', rpm: user.rpm ?? 0, tpm: user.tpm ?? 0 });
+      form.setFieldsValue({ role: user.role, group: user.group, tier: user.tier || undefined, status: user.status === 'unverified' ? undefined : user.status, email: user.email ?? '', rpm: user.rpm ?? 0, tpm: user.tpm ?? 0 });
     }
   }, [user, form]);
 
