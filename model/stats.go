@@ -206,6 +206,17 @@ func (s *Store) nameUsers(ctx context.Context, rows []StatsRow) error {
 // then (pct) the latency percentiles in SQL with window functions (ROW_NUMBER and COUNT over each group,
 // nearest rank by integer comparison, so MariaDB ≥ 10.2 and SQLite ≥ 3.25 agree), which sort every matching
 // row inside the database: for partial days only.
+// rawLogsTable names usage_logs for a report over a time range of at most a day or so: read through the
+// created_at index. Left to itself MariaDB picks the (channel_id, created_at) or (model, created_at) index to
+// avoid sorting the groups, then walks every row of the table (measured: over 400 s at 10 M rows, against
+// well under a second through created_at).
+func (s *Store) rawLogsTable() string {
+	if s.Kind == "mysql" {
+		return "usage_logs FORCE INDEX (idx_usage_logs_created_at)"
+	}
+	return "usage_logs INDEXED BY idx_usage_logs_created_at"
+}
+
 func (s *Store) rawStats(ctx context.Context, by StatsBy, from, to time.Time, limit int, pct bool) ([]StatsRow, error) {
 	key, name, cond := s.statsKey(by)
 	where := "is_test = ? AND created_at >= ? AND created_at < ?"
@@ -216,11 +227,12 @@ func (s *Store) rawStats(ctx context.Context, by StatsBy, from, to time.Time, li
 	if by == StatsByDay {
 		order = "k"
 	}
+	logs := s.LogStore().rawLogsTable()
 	q := fmt.Sprintf("SELECT %[1]s AS k, %[2]s AS name, COUNT(*) AS requests, "+
 		"COALESCE(SUM(CASE WHEN status = 'success' THEN 1 ELSE 0 END),0) AS successes, "+
 		"COALESCE(SUM(prompt_tokens),0) AS prompt_tokens, COALESCE(SUM(completion_tokens),0) AS completion_tokens, "+
 		"COALESCE(SUM(cost),0) AS revenue, COALESCE(SUM(upstream_cost),0) AS upstream_cost "+
-		"FROM usage_logs WHERE %[3]s GROUP BY %[1]s ORDER BY %[4]s", key, name, where, order)
+		"FROM %[5]s WHERE %[3]s GROUP BY %[1]s ORDER BY %[4]s", key, name, where, order, logs)
 	args := []any{false, from.UTC(), to.UTC()}
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
@@ -270,8 +282,8 @@ func (s *Store) rawStats(ctx context.Context, by StatsBy, from, to time.Time, li
 			"COALESCE(MAX(CASE WHEN rn*100 >= n*50 AND (rn-1)*100 < n*50 THEN v END),0) AS p50, "+
 			"COALESCE(MAX(CASE WHEN rn*100 >= n*95 AND (rn-1)*100 < n*95 THEN v END),0) AS p95 "+
 			"FROM (SELECT %[1]s AS k, %[2]s AS v, ROW_NUMBER() OVER (PARTITION BY %[1]s ORDER BY %[2]s) AS rn, "+
-			"COUNT(*) OVER (PARTITION BY %[1]s) AS n FROM usage_logs WHERE %[3]s AND %[4]s) ranked GROUP BY k",
-			key, m.value, pctWhere, m.cond)
+			"COUNT(*) OVER (PARTITION BY %[1]s) AS n FROM %[5]s WHERE %[3]s AND %[4]s) ranked GROUP BY k",
+			key, m.value, pctWhere, m.cond, logs)
 		var ps []struct {
 			K        string
 			P50, P95 int64
