@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './http';
-import { stepUpHeaders } from './security';
+import { stepUpHeaders } from './stepUp';
 import type { LoginResponse, SiteStatus, User, UserGroup } from './types';
 
 export const selfKey = ['self'] as const;

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './http';
-import { stepUpHeaders } from './security';
+import { stepUpHeaders } from './stepUp';
 import type { Page, PageQuery, Token, TokenInput } from './types';
 
 const tokensKey = ['tokens'] as const;
