@@ -169,6 +169,7 @@ export default function SettingsPage() {
     const current: Record<string, unknown> = {
       ...settings.data,
       log_retention_days: settings.data?.log_retention_days ?? 0,
+      require_2fa_admins: settings.data?.require_2fa_admins ?? false,
       alerts: normalizeAlerts(settings.data?.alerts),
       email_verification: !!settings.data?.email_verification,
       password_reset: !!settings.data?.password_reset,
