@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -347,5 +348,34 @@ func TestTOTP_AdminResetIsAudited(t *testing.T) {
 	root.Do("GET", "/api/admin/audit?action=user.2fa_reset", nil).JSON(t, &page)
 	if len(page.Items) != 1 || page.Items[0].ActorName != "root" || page.Items[0].Target != "alice" {
 		t.Fatalf("audit = %+v", page)
+	}
+}
+
+// A provider sign-in is a first factor like a password: a user with 2FA on lands on the console's code step
+// with a ticket, gets no session cookie, and the ticket with a code opens the session.
+func TestTOTP_ProviderSignInAsksForTheCode(t *testing.T) {
+	n, clk := tfaNode(t)
+	idp := newFakeIdP(t)
+	enableOIDC(t, n, idp, nil)
+	idp.signIn(idpUser{Sub: "u-200", Email: "dora@example.com", Verified: true, Username: "dora"})
+	b := newBrowser(t)
+	if _, landed := b.signIn(n, "corp"); landed != "/console" {
+		t.Fatalf("first sign-in landed on %q", landed)
+	}
+	key, _ := enrol(t, b.session(n), clk)
+
+	b2 := newBrowser(t)
+	_, landed := b2.signIn(n, "corp")
+	u, err := url.Parse(landed)
+	if err != nil || u.Path != "/login" || u.Query().Get("ticket") == "" {
+		t.Fatalf("sign-in with 2FA on landed on %q, want /login?ticket=…", landed)
+	}
+	wantError(t, n.Anon(t).Do("POST", "/api/auth/login/totp", map[string]string{"ticket": u.Query().Get("ticket"), "totp": "000000"}),
+		http.StatusUnauthorized, "totp_invalid")
+	tok := sessionToken(t, n.Anon(t).Do("POST", "/api/auth/login/totp", map[string]string{"ticket": u.Query().Get("ticket"), "totp": nextCode(key, clk)}))
+	var self userView
+	as(n.Anon(t), tok).Do("GET", "/api/user/self", nil).JSON(t, &self)
+	if self.Username != "dora" {
+		t.Fatalf("session is %+v", self)
 	}
 }
