@@ -300,7 +300,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Auth:     authHandler,
 		Tokens:   &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
 		Admin:    &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
-		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health, Fleet: a.Fleet},
+		Channels: &controller.Channels{Channels: a.Channels, Lister: a.Relay, Tester: a.Prober, HealthOf: a.Health, Fleet: a.Fleet, StepUp: a.Accounts},
 		Metrics:  a.metricsRoute(),
 		Billing:  &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store), Settings: a.Settings, Tiers: a.Tiers},
 		Invites:  &controller.Invites{Invites: a.Invites},
@@ -318,6 +318,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Alerts:      &controller.Alerts{Alerts: a.Alerts},
 		OAuth:       &controller.OAuth{OAuth: a.OAuth, Auth: authHandler, PublicURL: cfg.PublicURL, Secure: cfg.CookieSecure},
 		Signin:      &controller.Signin{Accounts: a.Accounts, Outbox: a.Outbox, PublicURL: cfg.PublicURL},
+
+		StepUp:           a.Accounts,
+		Require2FAAdmins: func() bool { return a.Settings.Get().Require2FAAdmins },
 	})
 	ok = true
 	return a, generated, nil

@@ -53,6 +53,7 @@ func (h *Auth) Login(c *gin.Context) {
 		Username string `json:"username"`
 		Password string `json:"password"`
 		Captcha  string `json:"captcha"` // asked for after failures when a captcha is configured
+		TOTP     string `json:"totp"`    // a TOTP or backup code, for a user with 2FA on
 	}
 	if !middleware.Bind(c, &in) {
 		return
@@ -61,9 +62,13 @@ func (h *Auth) Login(c *gin.Context) {
 		middleware.Fail(c, err)
 		return
 	}
-	s, err := h.Accounts.Login(c.Request.Context(), in.Username, in.Password, c.ClientIP())
+	s, err := h.Accounts.Login(c.Request.Context(), in.Username, in.Password, in.TOTP, c.ClientIP())
 	if err != nil {
 		middleware.Fail(c, err)
+		return
+	}
+	if s.Ticket != "" {
+		secondFactorNeeded(c, s.Ticket)
 		return
 	}
 	h.session(c, s)

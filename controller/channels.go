@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -26,12 +27,17 @@ type Channels struct {
 	Tester   ChannelTester
 	HealthOf HealthReader
 	Fleet    FleetReader // fleet-wide numbers in the list and the health view (nil: none)
+	// StepUp asks an admin with 2FA for a fresh code before channel keys change (nil: never).
+	StepUp middleware.StepUpper
 }
 
 // Create handles POST /api/admin/channels.
 func (h *Channels) Create(c *gin.Context) {
 	var in channel.Input
 	if !middleware.Bind(c, &in) {
+		return
+	}
+	if h.StepUp != nil && !middleware.RequireStepUp(c, h.StepUp) { // a new channel brings keys
 		return
 	}
 	v, err := h.Channels.Create(c.Request.Context(), middleware.Actor(c), in)
@@ -96,6 +102,13 @@ func (h *Channels) Update(c *gin.Context) {
 	var in channel.Input
 	if !middleware.Bind(c, &in) {
 		return
+	}
+	if in.Keys != nil && h.StepUp != nil {
+		// Changing the upstream keys (not resending the masked list unchanged) needs a fresh 2FA code.
+		if cur, err := h.Channels.Get(c.Request.Context(), id); err == nil && !slices.Equal(cur.Keys, *in.Keys) &&
+			!middleware.RequireStepUp(c, h.StepUp) {
+			return
+		}
 	}
 	v, err := h.Channels.Update(c.Request.Context(), middleware.Actor(c), id, in)
 	if err != nil {

@@ -98,6 +98,10 @@ func (h *OAuth) Callback(c *gin.Context) {
 		c.Redirect(http.StatusFound, "/console/profile?linked="+url.QueryEscape(res.Identity.Provider))
 		return
 	}
+	if res.Session.Ticket != "" { // the user has 2FA on: the console's code step completes the sign-in
+		c.Redirect(http.StatusFound, "/login?ticket="+url.QueryEscape(res.Session.Ticket))
+		return
+	}
 	h.Auth.setCookie(c, res.Session.RefreshToken, int(res.Session.RefreshTTL.Seconds()))
 	c.Redirect(http.StatusFound, "/console")
 }

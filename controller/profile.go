@@ -15,6 +15,10 @@ func (h *Auth) UpdateSelf(c *gin.Context) {
 	if !middleware.Bind(c, &in) {
 		return
 	}
+	// A new e-mail address is a sensitive change: with 2FA on it needs a fresh code (X-Tollgate-TOTP).
+	if in.Email != nil && *in.Email != middleware.User(c).Email && !middleware.RequireStepUp(c, h.Accounts) {
+		return
+	}
 	u, err := h.Accounts.UpdateSelf(c.Request.Context(), middleware.User(c).ID, in)
 	if err != nil {
 		middleware.Fail(c, err)

@@ -145,6 +145,17 @@ var catalog = map[Lang]map[string]string{
 		"captcha_failed":          "The human verification is missing or failed; try again.",
 		"captcha_unavailable":     "The human verification service cannot be reached; try again later.",
 		"smtp_failed":             "The SMTP server refused the test e-mail: %s",
+
+		// Two-factor sign-in and sessions.
+		"totp_required":          "Enter the code from your authenticator app (or a backup code).",
+		"totp_invalid":           "The two-factor code is wrong or has already been used.",
+		"totp_delayed":           "Too many wrong two-factor codes; wait %d seconds before trying again.",
+		"totp_ticket_invalid":    "This sign-in step has expired; sign in again with your password.",
+		"totp_already_enabled":   "Two-factor authentication is already on.",
+		"totp_not_enabled":       "Two-factor authentication is not on.",
+		"totp_not_setup":         "Start the two-factor setup first.",
+		"2fa_enrolment_required": "Administrators must turn on two-factor authentication before using the admin console.",
+		"session_not_found":      "Session not found.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -289,5 +300,16 @@ var catalog = map[Lang]map[string]string{
 		"captcha_failed":          "人机验证缺失或未通过，请重试。",
 		"captcha_unavailable":     "无法连接人机验证服务，请稍后再试。",
 		"smtp_failed":             "SMTP 服务器拒绝了测试邮件：%s",
+
+		// Two-factor sign-in and sessions.
+		"totp_required":          "请输入身份验证器应用中的验证码（或一个备用码）。",
+		"totp_invalid":           "两步验证码错误或已被使用。",
+		"totp_delayed":           "两步验证码错误次数过多，请等待 %d 秒后再试。",
+		"totp_ticket_invalid":    "该登录步骤已过期，请重新用密码登录。",
+		"totp_already_enabled":   "两步验证已开启。",
+		"totp_not_enabled":       "两步验证未开启。",
+		"totp_not_setup":         "请先开始两步验证设置。",
+		"2fa_enrolment_required": "管理员须先开启两步验证，才能使用管理后台。",
+		"session_not_found":      "会话不存在。",
 	},
 }

@@ -18,6 +18,9 @@ type Session struct {
 	// Family is shared by every refresh token rotated from one login; a reused token revokes the family, and
 	// the family id is the access JWT's "sid" claim so the revocation reaches live JWTs too.
 	Family string `gorm:"type:varchar(32);not null;default:'';index"`
+
+	// UserAgent is the browser that signed in or refreshed (cut to 255 bytes), shown in the session list.
+	UserAgent string `gorm:"type:varchar(255);not null;default:''"`
 }
 
 // CreateSession inserts a refresh session.

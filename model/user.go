@@ -54,6 +54,12 @@ type User struct {
 	// UsernameLower is the case-folded name; its unique index makes "Alice" and "alice" one account on both
 	// stores (MySQL tables use a binary collation, SQLite compares case-sensitively). Filled by BeforeCreate.
 	UsernameLower string `gorm:"type:varchar(64);not null;default:'';uniqueIndex:idx_users_username_lower" json:"-"`
+
+	// TOTPSecret is the two-factor secret sealed with the keyring ("" = none; set but not enabled while the
+	// user is enrolling); TOTPLastStep the last time step a code was accepted for (each step is used once).
+	TOTPSecret   string `gorm:"column:totp_secret;type:varchar(255);not null;default:''" json:"-"`
+	TOTPEnabled  bool   `gorm:"column:totp_enabled;not null;default:false" json:"totp_enabled"`
+	TOTPLastStep int64  `gorm:"column:totp_last_step;not null;default:0" json:"-"`
 }
 
 // BeforeCreate fills the case-folded username so every insert path keeps the unique index meaningful.

@@ -47,6 +47,10 @@ type Handlers struct {
 	OAuth *controller.OAuth
 	// Signin serves e-mail verification, password reset, e-mail change and the SMTP test.
 	Signin *controller.Signin
+	// StepUp asks a user with 2FA on for a fresh code before a sensitive action (revealing a key, a new password).
+	StepUp middleware.StepUpper
+	// Require2FAAdmins reports the require_2fa_admins setting: admins without 2FA are held to enrolment.
+	Require2FAAdmins func() bool
 }
 
 // RelayRoutes registers the /v1 routes.
@@ -76,7 +80,7 @@ func New(h Handlers) *gin.Engine {
 		r.GET("/metrics", h.Metrics)
 	}
 
-	api := r.Group("/api", middleware.LimitBody(ConsoleBodyLimit))
+	api := r.Group("/api", middleware.LimitBody(ConsoleBodyLimit), middleware.UserAgent())
 	api.GET("/status", h.Status.Site)
 	api.GET("/pricing", middleware.OptionalConsole(h.Auther), h.Billing.PublicPricing)
 
@@ -92,18 +96,19 @@ func New(h Handlers) *gin.Engine {
 	auth.POST("/logout", h.Auth.Logout)
 	auth.GET("/oauth/:provider/start", h.OAuth.Start)
 	auth.GET("/oauth/:provider/callback", h.OAuth.Callback)
+	auth.POST("/login/totp", h.Auth.LoginTOTP)
 
 	user := api.Group("", middleware.Console(h.Auther))
 	user.GET("/user/self", h.Auth.Self)
 	user.PATCH("/user/self", h.Auth.UpdateSelf)
-	user.POST("/user/password", h.Auth.Password)
+	user.POST("/user/password", middleware.StepUp(h.StepUp), h.Auth.Password)
 	user.GET("/user/groups", h.Groups.Mine)
 	user.POST("/tokens", h.Tokens.Create)
 	user.GET("/tokens", h.Tokens.List)
 	user.GET("/tokens/:id", h.Tokens.Get)
 	user.PATCH("/tokens/:id", h.Tokens.Update)
 	user.DELETE("/tokens/:id", h.Tokens.Delete)
-	user.POST("/tokens/:id/reveal", h.Tokens.Reveal)
+	user.POST("/tokens/:id/reveal", middleware.StepUp(h.StepUp), h.Tokens.Reveal)
 	user.GET("/logs", h.Billing.Logs)
 	user.GET("/logs/stats", h.Billing.Stats)
 	user.GET("/user/topup/options", h.Topups.Options)
@@ -115,8 +120,18 @@ func New(h Handlers) *gin.Engine {
 	user.POST("/user/oauth/:provider/link/start", h.OAuth.LinkStart)
 	user.GET("/user/identities", h.OAuth.Identities)
 	user.DELETE("/user/identities/:id", h.OAuth.Unlink)
+	user.GET("/user/2fa", h.Auth.TwoFactor)
+	user.POST("/user/2fa/setup", h.Auth.TwoFactorSetup)
+	user.POST("/user/2fa/enable", h.Auth.TwoFactorEnable)
+	user.POST("/user/2fa/disable", h.Auth.TwoFactorDisable)
+	user.GET("/user/sessions", h.Auth.Sessions)
+	user.DELETE("/user/sessions", h.Auth.EndOtherSessions)
+	user.DELETE("/user/sessions/:id", h.Auth.EndSession)
 
-	admin := user.Group("/admin", middleware.Admin())
+	admin := user.Group("/admin", middleware.Admin(), middleware.AdminEnrolment(h.Require2FAAdmins))
+	admin.DELETE("/users/:id/2fa", h.Admin.ResetTwoFactor)
+	admin.GET("/users/:id/sessions", h.Admin.UserSessions)
+	admin.DELETE("/users/:id/sessions", h.Admin.EndUserSessions)
 	signinRoutes(auth, user, admin, h.Signin)
 	admin.GET("/users", h.Admin.Users)
 	admin.GET("/users/:id", h.Admin.User)

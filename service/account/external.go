@@ -111,6 +111,15 @@ func (s *Service) OpenExternal(ctx context.Context, u *model.User, provider, ip 
 	if u.Status != model.StatusEnabled {
 		return nil, apperr.New(http.StatusForbidden, "user_disabled")
 	}
+	if NeedsSecondFactor(u) {
+		// A provider is a first factor like a password: the session opens after the code
+		// (POST /api/auth/login/totp with this ticket).
+		t, err := s.SecondFactorTicket(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		return &Session{Ticket: t}, nil
+	}
 	s.audit.Record(ctx, audit.Actor{ID: u.ID, Name: u.Username, IP: ip}, "user.login", u.Username, map[string]string{"via": provider})
 	return s.open(ctx, u, ip, "")
 }

@@ -37,11 +37,15 @@ type Session struct {
 	User         *model.User   `json:"user"`
 	RefreshToken string        `json:"-"`
 	RefreshTTL   time.Duration `json:"-"`
+	// Ticket is set, and nothing else, when the password was right but the user has 2FA on and gave no code:
+	// POST /api/auth/login/totp exchanges it and a code for a session (CompleteSecondFactor).
+	Ticket string `json:"-"`
 }
 
 // Login checks credentials and opens a session. Failures are throttled per IP and per username (throttle.go).
-// An unknown username costs one bcrypt comparison at the real cost, like a known one.
-func (s *Service) Login(ctx context.Context, username, password, ip string) (*Session, error) {
+// An unknown username costs one bcrypt comparison at the real cost, like a known one. A user with 2FA on
+// needs code (TOTP or backup, twofactor.go): without one, the answer is a Session holding only a Ticket.
+func (s *Service) Login(ctx context.Context, username, password, code, ip string) (*Session, error) {
 	k := keysFor(username, ip)
 	if err := s.admit(ctx, k); err != nil {
 		return nil, err
@@ -69,6 +73,18 @@ func (s *Service) Login(ctx context.Context, username, password, ip string) (*Se
 		return nil, apperr.New(http.StatusForbidden, "user_disabled")
 	}
 	s.succeeded(ctx, k)
+	if NeedsSecondFactor(u) {
+		if code == "" {
+			t, err := s.SecondFactorTicket(ctx, u)
+			if err != nil {
+				return nil, err
+			}
+			return &Session{Ticket: t}, nil
+		}
+		if err := s.secondFactor(ctx, u, code); err != nil {
+			return nil, err
+		}
+	}
 	s.audit.Record(ctx, audit.Actor{ID: u.ID, Name: u.Username, IP: ip}, "user.login", u.Username, nil)
 	return s.open(ctx, u, ip, "")
 }
@@ -97,7 +113,8 @@ func (s *Service) open(ctx context.Context, u *model.User, ip, family string) (*
 		return nil, err
 	}
 	refresh := base64.RawURLEncoding.EncodeToString(raw)
-	if err := s.store.CreateSession(ctx, &model.Session{UserID: u.ID, Hash: sha(refresh), Family: family, ExpiresAt: now.Add(s.opt.RefreshTTL), IP: ip}); err != nil {
+	if err := s.store.CreateSession(ctx, &model.Session{UserID: u.ID, Hash: sha(refresh), Family: family, ExpiresAt: now.Add(s.opt.RefreshTTL), IP: ip,
+		UserAgent: userAgentOf(ctx)}); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	return &Session{Token: tok, ExpiresAt: exp, User: s.View(ctx, u), RefreshToken: refresh, RefreshTTL: s.opt.RefreshTTL}, nil

@@ -306,9 +306,9 @@ func (s *Service) Callback(ctx context.Context, in CallbackInput) (*Result, erro
 
 // finishSignIn opens the session of a user the provider vouched for.
 //
-// 2FA HOOK: a user with a second factor on must not skip it because they came through a provider. When TOTP
-// lands, this is where the callback stops short of a session and hands over to the second-factor step
-// instead (the same challenge a password sign-in gets after the password).
+// A user with a second factor on does not skip it because they came through a provider: OpenExternal then
+// returns a Session holding only a Ticket, and the callback sends the browser to the console's code step
+// (/login?ticket=…, completed by POST /api/auth/login/totp), the same step a password sign-in gets.
 func (s *Service) finishSignIn(ctx context.Context, u *model.User, provider, ip string) (*account.Session, error) {
 	return s.accounts.OpenExternal(ctx, u, provider, ip)
 }

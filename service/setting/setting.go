@@ -81,6 +81,9 @@ type Settings struct {
 	PasswordReset     bool `json:"password_reset"`
 	// Captcha on sign-up, sign-in after failures and password-reset requests (secret sealed, shown masked).
 	Captcha Captcha `json:"captcha"`
+	// Require2FAAdmins: admin and root accounts without two-factor sign-in are refused on the admin API (403
+	// 2fa_enrolment_required) until they enrol.
+	Require2FAAdmins bool `json:"require_2fa_admins"`
 }
 
 // Payment configures top-ups. Amounts and rates are decimal strings; Rate is provider currency per 1 USD of

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './http';
+import { stepUpHeaders } from './stepUp';
 import type { LoginResponse, SiteStatus, User, UserGroup } from './types';
 
 export const selfKey = ['self'] as const;
@@ -66,8 +67,8 @@ export async function logout(): Promise<void> {
 
 export function useChangePassword() {
   return useMutation({
-    mutationFn: (body: { old_password: string; new_password: string }) =>
-      api.post<void>('/api/user/password', body),
+    mutationFn: ({ code, ...body }: { old_password: string; new_password: string; code?: string }) =>
+      api.request<void>('POST', '/api/user/password', { body, headers: stepUpHeaders(code) }),
   });
 }
 
@@ -91,7 +92,8 @@ export interface SelfInput {
 export function useUpdateSelf() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: SelfInput) => api.patch<User>('/api/user/self', body),
+    mutationFn: ({ code, ...body }: SelfInput & { code?: string }) =>
+      api.request<User>('PATCH', '/api/user/self', { body, headers: stepUpHeaders(code) }),
     onSuccess: (user) => qc.setQueryData(selfKey, user),
   });
 }

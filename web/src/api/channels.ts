@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './http';
+import { stepUpHeaders } from './stepUp';
 import type {
   BreakerAction,
   Channel,
@@ -67,7 +68,9 @@ function useInvalidateChannels() {
 export function useCreateChannel() {
   const invalidate = useInvalidateChannels();
   return useMutation({
-    mutationFn: (body: ChannelInput) => api.post<Channel>('/api/admin/channels', body),
+    // code: a fresh 2FA code for the step-up a new channel's keys need (admins with 2FA on).
+    mutationFn: ({ code, ...body }: ChannelInput & { code?: string }) =>
+      api.request<Channel>('POST', '/api/admin/channels', { body, headers: stepUpHeaders(code) }),
     onSuccess: invalidate,
   });
 }
@@ -75,8 +78,8 @@ export function useCreateChannel() {
 export function useUpdateChannel() {
   const invalidate = useInvalidateChannels();
   return useMutation({
-    mutationFn: ({ id, body }: { id: number; body: ChannelInput }) =>
-      api.patch<Channel>(`/api/admin/channels/${id}`, body),
+    mutationFn: ({ id, body, code }: { id: number; body: ChannelInput; code?: string }) =>
+      api.request<Channel>('PATCH', `/api/admin/channels/${id}`, { body, headers: stepUpHeaders(code) }),
     onSuccess: invalidate,
   });
 }

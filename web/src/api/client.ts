@@ -5,13 +5,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly field?: string;
+  /** With `totp_required` after a right password: the ticket `POST /api/auth/login/totp` completes. */
+  readonly ticket?: string;
 
-  constructor(status: number, code: string, message: string, field?: string) {
+  constructor(status: number, code: string, message: string, field?: string, ticket?: string) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.field = field;
+    this.ticket = ticket;
   }
 }
 
@@ -22,6 +25,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Set false for calls that must not trigger the refresh-and-retry (login, register). */
   retryOn401?: boolean;
+  /** Extra request headers (e.g. X-Tollgate-TOTP for a step-up). */
+  headers?: Record<string, string>;
 }
 
 export interface ApiClientOptions {
@@ -169,6 +174,7 @@ export class ApiClient {
       'Accept-Language': this.getLanguage(),
     };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (options.headers) Object.assign(headers, options.headers);
     let body: string | undefined;
     if (options.body !== undefined) {
       headers['Content-Type'] = 'application/json';
@@ -193,12 +199,14 @@ export class ApiClient {
       }
     }
     if (res.ok) return data as T;
-    const error = (data as { error?: { code?: string; message?: string; field?: string } } | undefined)?.error;
+    const body = data as { error?: { code?: string; message?: string; field?: string }; ticket?: string } | undefined;
+    const error = body?.error;
     throw new ApiError(
       res.status,
       error?.code ?? `http_${res.status}`,
       error?.message || this.translate('errors.http', { status: res.status }),
       error?.field,
+      typeof body?.ticket === 'string' ? body.ticket : undefined,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './http';
+import { stepUpHeaders } from './stepUp';
 import type { Page, PageQuery, Token, TokenInput } from './types';
 
 const tokensKey = ['tokens'] as const;
@@ -52,7 +53,8 @@ export function useDeleteToken() {
 
 export function useRevealToken() {
   return useMutation({
-    mutationFn: (id: number) => api.post<{ key: string }>(`/api/tokens/${id}/reveal`),
+    mutationFn: ({ id, code }: { id: number; code?: string }) =>
+      api.request<{ key: string }>('POST', `/api/tokens/${id}/reveal`, { headers: stepUpHeaders(code) }),
   });
 }
 

@@ -32,6 +32,8 @@ export interface User {
   balance_alert?: number;
   /** Language of the user's e-mails ("en", "zh-CN"; "" = en). */
   language?: string;
+  /** Two-factor sign-in is on. */
+  totp_enabled?: boolean;
 }
 
 export interface Page<T> {
@@ -459,6 +461,8 @@ export interface Settings {
   email_verification?: boolean;
   password_reset?: boolean;
   captcha?: CaptchaSettings;
+  /** Admins and root without two-factor sign-in are held to enrolment on the admin API. */
+  require_2fa_admins?: boolean;
   [key: string]: unknown;
 }
 

@@ -1,9 +1,11 @@
 import signin from './en/signin';
 /** English UI text. Keys are grouped by page; zh-CN.ts has the same keys. */
 import oauth from './en/oauth';
+import security from './en/security';
 const en = {
   signin,
   app: { name: 'Tollgate' },
+  security,
   header: {
     language: 'Language',
     darkMode: 'Dark mode',

@@ -1,9 +1,11 @@
 import signin from './zh-CN/signin';
 /** 简体中文界面文本，键与 en.ts 一致。 */
 import oauth from './zh-CN/oauth';
+import security from './zh-CN/security';
 const zhCN = {
   signin,
   app: { name: 'Tollgate' },
+  security,
   header: {
     language: '语言',
     darkMode: '深色模式',

@@ -13,6 +13,7 @@ import { useFormat } from '../../lib/useFormat';
 import { KeyFormDrawer } from './KeyFormDrawer';
 import { KeySecretModal } from './KeySecretModal';
 import { usePaging } from '../../lib/usePaging';
+import { StepUpCancelled, useStepUp } from '../../components/StepUp';
 
 export default function KeysPage() {
   const { t } = useTranslation();
@@ -32,11 +33,14 @@ export default function KeysPage() {
       { id: token.id, body: { status: enabled ? 'enabled' : 'disabled' } },
       { onError: (err) => message.error(err.message) },
     );
+  const stepUp = useStepUp();
   const onReveal = (token: Token) =>
-    reveal.mutate(token.id, {
-      onSuccess: (res) => setSecret({ key: res.key, created: false }),
-      onError: (err) => message.error(err.message),
-    });
+    stepUp
+      .run((code) => reveal.mutateAsync({ id: token.id, code }))
+      .then((res) => setSecret({ key: res.key, created: false }))
+      .catch((err: Error) => {
+        if (!(err instanceof StepUpCancelled)) message.error(err.message);
+      });
   const onDelete = (token: Token) =>
     remove.mutate(token.id, {
       onSuccess: () => message.success(t('common.deleted')),
@@ -152,6 +156,7 @@ export default function KeysPage() {
         onCreated={(token) => setSecret({ key: token.key, created: true })}
       />
       <KeySecretModal secret={secret?.key ?? null} created={!!secret?.created} onClose={() => setSecret(null)} />
+      {stepUp.modal}
     </>
   );
 }

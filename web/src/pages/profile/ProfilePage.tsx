@@ -5,6 +5,9 @@ import { useIdentities } from '../../api/oauth';
 import { BalanceAlertCard } from './BalanceAlertCard';
 import { LinkedAccountsCard } from './LinkedAccountsCard';
 import { EmailCard } from './EmailCard';
+import { SessionsCard } from './SessionsCard';
+import { TwoFactorCard } from './TwoFactorCard';
+import { StepUpCancelled, useStepUp } from '../../components/StepUp';
 import { useSession } from '../../auth/SessionProvider';
 import { PageHeader } from '../../components/PageHeader';
 import { formatTime } from '../../lib/format';
@@ -24,15 +27,19 @@ export default function ProfilePage() {
   const { message } = App.useApp();
   const [form] = Form.useForm<PasswordForm>();
   const change = useChangePassword();
+  const stepUp = useStepUp();
   // An account made by a provider sign-in sets its first password without an old one.
   const hasPassword = useIdentities().data?.has_password ?? true;
 
   const onFinish = async (values: PasswordForm) => {
     try {
-      await change.mutateAsync({ old_password: values.old_password ?? '', new_password: values.new_password });
+      await stepUp.run((code) =>
+        change.mutateAsync({ old_password: values.old_password ?? '', new_password: values.new_password, code }),
+      );
       form.resetFields();
       message.success(t('profile.passwordChanged'));
     } catch (err) {
+      if (err instanceof StepUpCancelled) return;
       const text = applyServerError(form, err);
       if (text) message.error(text);
     }
@@ -92,7 +99,14 @@ export default function ProfilePage() {
             </Form>
           </Card>
         </Col>
+        <Col xs={24} lg={12}>
+          <TwoFactorCard />
+        </Col>
+        <Col xs={24}>
+          <SessionsCard />
+        </Col>
       </Row>
+      {stepUp.modal}
     </>
   );
 }

@@ -9,6 +9,7 @@ import { KeyValueEditor } from '../../../components/KeyValueEditor';
 import { applyServerError } from '../../../lib/validation';
 import { CHANNEL_TYPES, channelToForm, DEFAULT_CHANNEL_VALUES, formToChannel, parseKeys, type ChannelFormValues } from './channelForm';
 import { WIDE_DRAWER } from '../../../components/drawerSize';
+import { StepUpCancelled, useStepUp } from '../../../components/StepUp';
 import { CostFields } from './CostFields';
 
 interface ChannelFormDrawerProps {
@@ -27,6 +28,7 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
   const groups = useGroups(open);
   const create = useCreateChannel();
   const update = useUpdateChannel();
+  const stepUp = useStepUp();
   const fetchModels = useFetchUpstreamModels();
   const [upstreamModels, setUpstreamModels] = useState<string[]>([]);
   const models = Form.useWatch('models', form) ?? [];
@@ -40,14 +42,18 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
 
   const onFinish = async (values: ChannelFormValues) => {
     try {
+      // Changing keys asks an admin with 2FA for a fresh code (step-up), then retries.
       if (channel) {
-        await update.mutateAsync({ id: channel.id, body: formToChannel(values, channel) });
+        const body = formToChannel(values, channel);
+        await stepUp.run((code) => update.mutateAsync({ id: channel.id, body, code }));
       } else {
-        await create.mutateAsync(formToChannel(values));
+        const body = formToChannel(values);
+        await stepUp.run((code) => create.mutateAsync({ ...body, code }));
       }
       message.success(t('common.saved'));
       onClose();
     } catch (err) {
+      if (err instanceof StepUpCancelled) return;
       const text = applyServerError(form, err);
       if (text) message.error(text);
     }
@@ -261,6 +267,7 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
           ))}
         </Row>
       </Form>
+      {stepUp.modal}
     </Drawer>
   );
 }

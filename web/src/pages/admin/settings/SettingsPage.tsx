@@ -34,6 +34,7 @@ const KNOWN_SETTINGS = new Set([
   'estimate_output_tokens',
   ...NUMBER_FIELDS.map((f) => f.name),
   'show_channel_to_users',
+  'require_2fa_admins',
   // Edited on the payment settings page.
   'payment',
   'invite',
@@ -72,6 +73,7 @@ interface SettingsForm extends SigninFormValues {
   recovery_ramp: number;
   signup_rate_limit: number;
   show_channel_to_users: boolean;
+  require_2fa_admins: boolean;
   log_retention_days: number;
   alerts: AlertsFormValues;
 }
@@ -94,6 +96,7 @@ function toForm(s: Settings, toText: (units: number) => string): SettingsForm {
     recovery_ramp: s.recovery_ramp ?? 60,
     signup_rate_limit: s.signup_rate_limit ?? 10,
     show_channel_to_users: !!s.show_channel_to_users,
+    require_2fa_admins: !!s.require_2fa_admins,
     log_retention_days: s.log_retention_days ?? 0,
     alerts: alertsToForm(s.alerts),
     email_verification: !!s.email_verification,
@@ -155,6 +158,7 @@ export default function SettingsPage() {
       estimate_output_tokens: values.estimate_output_tokens ?? 0,
       ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, values[f.name] ?? f.min])),
       show_channel_to_users: values.show_channel_to_users,
+      require_2fa_admins: values.require_2fa_admins,
       alerts: formToAlerts(values.alerts),
       email_verification: !!values.email_verification,
       password_reset: !!values.password_reset,
@@ -165,6 +169,7 @@ export default function SettingsPage() {
     const current: Record<string, unknown> = {
       ...settings.data,
       log_retention_days: settings.data?.log_retention_days ?? 0,
+      require_2fa_admins: settings.data?.require_2fa_admins ?? false,
       alerts: normalizeAlerts(settings.data?.alerts),
       email_verification: !!settings.data?.email_verification,
       password_reset: !!settings.data?.password_reset,
@@ -249,6 +254,14 @@ export default function SettingsPage() {
                   name="show_channel_to_users"
                   label={t('settings.showChannelToUsers')}
                   extra={t('settings.showChannelToUsersHint')}
+                  valuePropName="checked"
+                >
+                  <Switch />
+                </Form.Item>
+                <Form.Item
+                  name="require_2fa_admins"
+                  label={t('security.require2faAdmins')}
+                  extra={t('security.require2faAdminsHint')}
                   valuePropName="checked"
                 >
                   <Switch />

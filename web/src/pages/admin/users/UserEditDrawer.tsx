@@ -7,6 +7,7 @@ import { useUpdateUser, type UserPatch } from '../../../api/users';
 import type { Role, User } from '../../../api/types';
 import { useSession } from '../../../auth/SessionProvider';
 import { applyServerError } from '../../../lib/validation';
+import { UserSecurity } from './UserSecurity';
 
 const ROLES: Role[] = ['user', 'admin', 'root'];
 
@@ -101,6 +102,7 @@ export function UserEditDrawer({ user, onClose }: { user: User | null; onClose: 
           </Form.Item>
         </Flex>
       </Form>
+      {user ? <UserSecurity user={user} /> : null}
     </Drawer>
   );
 }
