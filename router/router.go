@@ -132,7 +132,7 @@ func New(h Handlers) *gin.Engine {
 	admin.DELETE("/users/:id/2fa", h.Admin.ResetTwoFactor)
 	admin.GET("/users/:id/sessions", h.Admin.UserSessions)
 	admin.DELETE("/users/:id/sessions", h.Admin.EndUserSessions)
-	signinRoutes(auth, user, admin, h.Signin)
+	signinRoutes(auth, user, admin, h.Signin, middleware.StepUp(h.StepUp))
 	admin.GET("/users", h.Admin.Users)
 	admin.GET("/users/:id", h.Admin.User)
 	admin.PATCH("/users/:id", h.Admin.UpdateUser)

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from './http';
 import { selfKey } from './auth';
+import { stepUpHeaders } from './stepUp';
 import type { User } from './types';
 
 /** Asks for a sign-up code again (verify) or a reset link (reset); answers the same for unknown addresses. */
@@ -38,7 +39,9 @@ export function useSendEmailChange() {
 export function useChangeEmail() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: { email: string; code: string }) => api.post<User>('/api/user/email/change', body),
+    // With 2FA on the change also needs a fresh authenticator code (step-up, X-Tollgate-TOTP).
+    mutationFn: ({ totp, ...body }: { email: string; code: string; totp?: string }) =>
+      api.request<User>('POST', '/api/user/email/change', { body, headers: stepUpHeaders(totp) }),
     onSuccess: (user) => qc.setQueryData(selfKey, user),
   });
 }

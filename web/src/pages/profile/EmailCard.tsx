@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useChangeEmail, useSendEmailChange } from '../../api/signin';
 import { useSession } from '../../auth/SessionProvider';
+import { StepUpCancelled, useStepUp } from '../../components/StepUp';
 import { applyServerError } from '../../lib/validation';
 
 interface EmailForm {
@@ -19,6 +20,7 @@ export function EmailCard() {
   const send = useSendEmailChange();
   const change = useChangeEmail();
   const [sentTo, setSentTo] = useState('');
+  const stepUp = useStepUp();
 
   const onSend = async () => {
     let email: string;
@@ -39,11 +41,12 @@ export function EmailCard() {
 
   const onFinish = async (values: EmailForm) => {
     try {
-      await change.mutateAsync({ email: sentTo, code: (values.code ?? '').trim() });
+      await stepUp.run((totp) => change.mutateAsync({ email: sentTo, code: (values.code ?? '').trim(), totp }));
       form.resetFields();
       setSentTo('');
       message.success(t('signin.emailChanged'));
     } catch (err) {
+      if (err instanceof StepUpCancelled) return;
       const text = applyServerError(form, err);
       if (text) message.error(text);
     }
@@ -84,6 +87,7 @@ export function EmailCard() {
           </>
         ) : null}
       </Form>
+      {stepUp.modal}
     </Card>
   );
 }
