@@ -1,0 +1,192 @@
+// Browser test of issue 17's account flow against the real binary: an admin points SMTP at a fake mail server
+// and turns e-mail verification on; a visitor signs up, reads the code from the e-mail, verifies, enrols 2FA in
+// the profile with a code computed from the secret shown next to the QR (RFC 6238, e2e/totp.mjs), sees the ten
+// backup codes once, signs out, and signs in again: asked for a code, a wrong one is refused, the right one
+// lets them in. Run with `npm run e2e` (or `make test-e2e`); needs TOLLGATE_BIN built with the current web/dist.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { codeIn, startFakeSmtp } from './fakeSmtp.mjs';
+import { apiAs, eventually, openBrowser, startTollgate, withScreenshot } from './harness.mjs';
+import { base32Decode, hotp, msLeftInStep, totp } from './totp.mjs';
+
+// The RFC 6238 vector, checked before anything else: a broken TOTP helper would make the 2FA steps fail for
+// the wrong reason.
+assert.equal(totp(Buffer.from('12345678901234567890'), { time: 59_000, digits: 8 }), '94287082', 'RFC 6238 SHA-1 vector');
+
+const PASSWORD = 'e2e-accounts-Passw0rd';
+const GIFT = 2_500_000; // new-user gift in units, paid on verification
+const STEP_MS = 30_000;
+
+let tollgate;
+let smtp;
+let root;
+
+before(async () => {
+  smtp = await startFakeSmtp();
+  tollgate = await startTollgate({ log: 'tollgate-accounts.log' });
+  root = await apiAs(tollgate.url);
+  // SMTP lives in alerts.smtp (one mail server for alerts and sign-in); send the whole object back as read.
+  const current = await root('GET', '/api/admin/settings');
+  await root('PUT', '/api/admin/settings', {
+    alerts: { ...current.alerts, smtp: { ...current.alerts.smtp, host: smtp.host, port: smtp.port, tls: 'none', user: '', password: '', from: 'Tollgate <noreply@tollgate.test>' } },
+  });
+  const saved = await root('PUT', '/api/admin/settings', {
+    email_verification: true,
+    registration_open: true,
+    new_user_quota: GIFT,
+  });
+  assert.equal(saved.email_verification, true, 'email verification is on');
+  assert.equal(saved.alerts.smtp.port, smtp.port, 'SMTP points at the fake server');
+});
+
+after(async () => {
+  await tollgate?.stop();
+  await smtp?.close();
+});
+
+const step = (time = Date.now()) => Math.floor(time / STEP_MS);
+
+/** A 6-digit string that is not the secret's code for any step within ±2 of now. */
+function wrongCode(secret) {
+  const key = base32Decode(secret);
+  const now = step();
+  const valid = new Set([-2, -1, 0, 1, 2].map((d) => hotp(key, now + d)));
+  for (let n = 0; ; n++) {
+    const candidate = String((123456 + n * 7919) % 1_000_000).padStart(6, '0');
+    if (!valid.has(candidate)) return candidate;
+  }
+}
+
+/**
+ * The code for the secret at a step after `usedStep` (the server refuses a code of a step it already took) and
+ * with a few seconds of life left, so it does not expire between typing and checking.
+ */
+async function freshCode(secret, usedStep = -1) {
+  while (step() <= usedStep || msLeftInStep() < 3000) {
+    await new Promise((r) => setTimeout(r, Math.min(msLeftInStep() + 50, 1000)));
+  }
+  return { code: totp(secret), step: step() };
+}
+
+async function apiStatus(method, path, body, token) {
+  const res = await fetch(`${tollgate.url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with the code', () => {
+  const username = `acct${Date.now().toString(36)}`;
+  const email = `${username}@example.test`;
+  let browser;
+  let secret;
+  let usedStep;
+
+  before(async () => {
+    browser = await openBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  test('sign up: the code comes by e-mail, verifying it opens the account and pays the gift once', async () => {
+    const { page } = browser;
+    await withScreenshot(page, 'accounts-signup', async () => {
+      await page.goto(`${tollgate.url}/register`);
+      await page.getByLabel('Username').fill(username);
+      await page.getByLabel(/^E-?mail/).fill(email);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByLabel('Confirm password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign up' }).click();
+
+      const mail = await smtp.waitFor((m) => m.rcptTo.includes(email), 20_000);
+      const code = codeIn(mail);
+      assert.match(code ?? '', /^\d{6}$/, `a 6-digit code in the e-mail:\n${mail.text}`);
+      assert.ok(mail.text.includes(code) && mail.html.includes(code), 'the code is in the plain-text and the HTML part');
+
+      await page.getByLabel(/code/i).fill(code);
+      await page.getByRole('button', { name: /verify/i }).click();
+      await page.waitForURL(/\/console(\/|$)/, { timeout: 20_000 });
+    });
+    const users = await root('GET', `/api/admin/users?q=${encodeURIComponent(username)}`);
+    const user = users.items.find((u) => u.username === username);
+    assert.ok(user, 'the account exists');
+    assert.equal(user.email, email);
+    assert.equal(user.quota, GIFT, 'the new-user gift was paid once, on verification');
+    // The code was single use: sending it again does not verify (or pay) twice.
+    const again = await apiStatus('POST', '/api/auth/email/verify', { email, code: codeIn(smtp.messages.find((m) => m.rcptTo.includes(email))) });
+    assert.notEqual(again.status, 200, `a used code is refused: ${JSON.stringify(again.body)}`);
+    const after = await root('GET', `/api/admin/users?q=${encodeURIComponent(username)}`);
+    assert.equal(after.items.find((u) => u.username === username).quota, GIFT, 'still one gift');
+  });
+
+  test('enrol 2FA in the profile: secret next to the QR, code computed from it, backup codes shown once', async () => {
+    const { page } = browser;
+    await withScreenshot(page, 'accounts-enrol-2fa', async () => {
+      await page.goto(`${tollgate.url}/console/profile`);
+      const card = page.getByRole('region', { name: /two-factor/i });
+      await card.getByRole('button', { name: /set up|enable|turn on/i }).click();
+      await page.getByRole('img', { name: /QR/i }).waitFor();
+      secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s+/g, '');
+      assert.match(secret, /^[A-Z2-7]{16,}=*$/, 'the secret is shown as base32 text');
+      const { code, step: s } = await freshCode(secret);
+      await page.getByLabel(/code/i).fill(code);
+      await page.getByRole('button', { name: /enable|verify|confirm/i }).click();
+      usedStep = s;
+
+      const list = page.getByTestId('backup-codes');
+      await list.waitFor();
+      const codes = (await list.innerText()).split(/\s+/).filter(Boolean);
+      assert.equal(codes.length, 10, `ten backup codes: ${codes.join(' ')}`);
+      assert.equal(new Set(codes).size, 10, 'all different');
+      await page.getByRole('button', { name: /done|close|saved/i }).click();
+      await list.waitFor({ state: 'detached' });
+
+      // Shown once: after a reload the profile says 2FA is on, with no codes on the page.
+      await page.reload();
+      await page.getByText(/two-factor authentication is on|enabled/i).first().waitFor();
+      assert.equal(await page.getByTestId('backup-codes').count(), 0, 'the backup codes are not shown again');
+      for (const c of codes) assert.equal(await page.getByText(c).count(), 0, `backup code ${c} not on the page`);
+    });
+  });
+
+  test('sign out, sign in: asked for the code, a wrong code is refused, the right one lets the user in', async () => {
+    const { page } = browser;
+    // The API agrees with the page: with 2FA on, the right password alone gets 401 totp_required.
+    const noCode = await apiStatus('POST', '/api/auth/login', { username, password: PASSWORD });
+    assert.equal(noCode.status, 401);
+    assert.equal(noCode.body?.error?.code, 'totp_required');
+
+    await withScreenshot(page, 'accounts-sign-out', async () => {
+      await page.getByTestId('user-menu').click();
+      await page.getByRole('menuitem', { name: 'Sign out' }).click();
+      await page.waitForURL(/\/login/);
+    });
+
+    await withScreenshot(page, 'accounts-sign-in-2fa', async () => {
+      await page.getByLabel('Username').fill(username);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const codeField = page.getByLabel(/code/i);
+      await codeField.waitFor();
+      assert.match(page.url(), /\/login/, 'not in before the code');
+
+      await codeField.fill(wrongCode(secret));
+      await page.getByRole('button', { name: /verify|sign in|continue/i }).click();
+      await page.getByRole('alert').filter({ hasText: /code/i }).first().waitFor();
+      assert.match(page.url(), /\/login/, 'a wrong code does not let the user in');
+
+      const { code } = await freshCode(secret, usedStep);
+      await codeField.fill(code);
+      await page.getByRole('button', { name: /verify|sign in|continue/i }).click();
+      await page.waitForURL(/\/console(\/|$)/);
+      await eventually(async () => (await page.getByTestId('user-menu').innerText()).includes(username), {
+        what: 'the signed-in user in the header',
+      });
+    });
+  });
+});
