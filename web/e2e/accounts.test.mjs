@@ -68,6 +68,14 @@ async function freshCode(secret, usedStep = -1) {
   return { code: totp(secret), step: step() };
 }
 
+/**
+ * A button by its label. Not an exact name: antd can leave a button's loading icon in its (invisible) leave
+ * animation after a request, and the icon's "loading" label then stays in the button's accessible name.
+ */
+function button(scope, label) {
+  return scope.getByRole('button', { name: new RegExp(`(^|\\s)${label}$`) });
+}
+
 /** The profile's two-factor card (antd cards carry no landmark role; its title names it). */
 function twoFactorCard(page) {
   return page.locator('.ant-card').filter({ has: page.getByText('Two-factor authentication', { exact: true }) });
@@ -108,7 +116,7 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
       await page.getByLabel(/^E-?mail/).fill(email);
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
       await page.getByLabel('Confirm password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
+      await button(page, 'Sign up').click();
 
       const mail = await smtp.waitFor((m) => m.rcptTo.includes(email), 20_000);
       const code = codeIn(mail);
@@ -117,7 +125,7 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
 
       // The sign-up form turns into the code step; the right code verifies and signs the new user in.
       await page.getByLabel('Code', { exact: true }).fill(code);
-      await page.getByRole('button', { name: 'Verify', exact: true }).click();
+      await button(page, 'Verify').click();
       await page.waitForURL(/\/console(\/|$)/, { timeout: 20_000 });
       return code;
     });
@@ -139,7 +147,7 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
       await page.goto(`${tollgate.url}/console/profile`);
       const card = twoFactorCard(page);
       const setupAnswer = page.waitForResponse((r) => r.url().endsWith('/api/user/2fa/setup') && r.request().method() === 'POST');
-      await card.getByRole('button', { name: 'Set up', exact: true }).click();
+      await button(card, 'Set up').click();
       const setup = await (await setupAnswer).json();
       await card.locator('.ant-qrcode canvas').waitFor();
       secret = (await card.getByTestId('totp-secret').innerText()).replace(/\s+/g, '');
@@ -149,13 +157,13 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
 
       // A wrong code does not turn 2FA on.
       await card.getByLabel('Code', { exact: true }).fill(wrongCode(secret));
-      await card.getByRole('button', { name: 'Turn on', exact: true }).click();
+      await button(card, 'Turn on').click();
       await card.getByRole('alert').filter({ hasText: /wrong/i }).waitFor();
       assert.equal(await page.getByTestId('backup-codes').count(), 0, 'no backup codes for a wrong code');
 
       const { code, step: s } = await freshCode(secret);
       await card.getByLabel('Code', { exact: true }).fill(code);
-      await card.getByRole('button', { name: 'Turn on', exact: true }).click();
+      await button(card, 'Turn on').click();
       usedStep = s;
 
       const list = card.getByTestId('backup-codes');
@@ -163,7 +171,7 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
       const codes = (await list.innerText()).split(/\s+/).filter(Boolean);
       assert.equal(codes.length, 10, `ten backup codes: ${codes.join(' ')}`);
       assert.equal(new Set(codes).size, 10, 'all different');
-      await card.getByRole('button', { name: 'I have saved them' }).click();
+      await button(card, 'I have saved them').click();
       await list.waitFor({ state: 'detached' });
       assert.equal(await card.getByTestId('totp-secret').count(), 0, 'the secret is gone once 2FA is on');
 
@@ -191,20 +199,20 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
     await withScreenshot(page, 'accounts-sign-in-2fa', async () => {
       await page.getByLabel('Username').fill(username);
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await button(page, 'Sign in').click();
       // The right password leads to the code step, not into the console.
       const codeField = page.getByLabel('Code', { exact: true });
       await codeField.waitFor();
       assert.match(page.url(), /\/login/, 'not in before the code');
 
       await codeField.fill(wrongCode(secret));
-      await page.getByRole('button', { name: 'Verify', exact: true }).click();
+      await button(page, 'Verify').click();
       await page.getByTestId('login-error').filter({ hasText: /wrong/i }).waitFor();
       assert.match(page.url(), /\/login/, 'a wrong code does not let the user in');
 
       const { code } = await freshCode(secret, usedStep);
       await codeField.fill(code);
-      await page.getByRole('button', { name: 'Verify', exact: true }).click();
+      await button(page, 'Verify').click();
       await page.waitForURL(/\/console(\/|$)/);
       await eventually(async () => (await page.getByTestId('user-menu').innerText()).includes(username), {
         what: 'the signed-in user in the header',
