@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { codeIn, startFakeSmtp } from './fakeSmtp.mjs';
-import { apiAs, eventually, openBrowser, startTollgate, withScreenshot } from './harness.mjs';
+import { apiAs, eventually, openBrowser, routeExists, startTollgate, withScreenshot } from './harness.mjs';
 import { base32Decode, hotp, msLeftInStep, totp } from './totp.mjs';
 
 // The RFC 6238 vector, checked before anything else: a broken TOTP helper would make the 2FA steps fail for
@@ -20,13 +20,23 @@ const STEP_MS = 30_000;
 let tollgate;
 let smtp;
 let root;
+// What of issue 17's contract the server lacks; the tests skip, loudly, until it is built.
+let missing = '';
 
 before(async () => {
   smtp = await startFakeSmtp();
   tollgate = await startTollgate({ log: 'tollgate-accounts.log' });
   root = await apiAs(tollgate.url);
-  // SMTP lives in alerts.smtp (one mail server for alerts and sign-in); send the whole object back as read.
   const current = await root('GET', '/api/admin/settings');
+  const lacks = [];
+  if (!('email_verification' in current)) lacks.push('the email_verification setting');
+  if (!(await routeExists(root, 'POST', '/api/auth/email/verify', {}))) lacks.push('POST /api/auth/email/verify');
+  if (!(await routeExists(root, 'GET', '/api/user/2fa'))) lacks.push('GET /api/user/2fa');
+  if (lacks.length) {
+    missing = `not built yet: ${lacks.join(', ')}`;
+    return;
+  }
+  // SMTP lives in alerts.smtp (one mail server for alerts and sign-in); send the whole object back as read.
   await root('PUT', '/api/admin/settings', {
     alerts: { ...current.alerts, smtp: { ...current.alerts.smtp, host: smtp.host, port: smtp.port, tls: 'none', user: '', password: '', from: 'Tollgate <noreply@tollgate.test>' } },
   });
@@ -95,6 +105,7 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
   const username = `acct${Date.now().toString(36)}`;
   const email = `${username}@example.test`;
   let browser;
+  let signedUp = false;
   let secret;
   let usedStep;
 
@@ -108,7 +119,8 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
     await browser?.close();
   });
 
-  test('sign up: the code comes by e-mail, verifying it opens the account and pays the gift once', async () => {
+  test('sign up: the code comes by e-mail, verifying it opens the account and pays the gift once', async (t) => {
+    if (missing) return t.skip(missing);
     const { page } = browser;
     const code = await withScreenshot(page, 'accounts-signup', async () => {
       await page.goto(`${tollgate.url}/register`);
@@ -139,9 +151,12 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
     assert.equal(again.status, 400, `a used code is refused: ${JSON.stringify(again.body)}`);
     const later = await root('GET', `/api/admin/users?q=${encodeURIComponent(username)}`);
     assert.equal(later.items.find((u) => u.username === username).quota, GIFT, 'still one gift');
+    signedUp = true;
   });
 
-  test('enrol 2FA in the profile: secret next to the QR, code computed from it, backup codes shown once', async () => {
+  test('enrol 2FA in the profile: secret next to the QR, code computed from it, backup codes shown once', async (t) => {
+    if (missing) return t.skip(missing);
+    assert.ok(signedUp, 'needs the signed-up user of the previous step');
     const { page } = browser;
     await withScreenshot(page, 'accounts-enrol-2fa', async () => {
       await page.goto(`${tollgate.url}/console/profile`);
@@ -183,7 +198,9 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
     });
   });
 
-  test('sign out, sign in: asked for the code, a wrong code is refused, the right one lets the user in', async () => {
+  test('sign out, sign in: asked for the code, a wrong code is refused, the right one lets the user in', async (t) => {
+    if (missing) return t.skip(missing);
+    assert.ok(secret && usedStep !== undefined, 'needs the 2FA enrolled in the previous step');
     const { page } = browser;
     // The API agrees with the page: with 2FA on, the right password alone gets 401 totp_required.
     const noCode = await apiStatus('POST', '/api/auth/login', { username, password: PASSWORD });
