@@ -208,9 +208,18 @@ describe('sign up with e-mail verification, enrol 2FA, sign out, sign in with th
     assert.equal(noCode.body?.error?.code, 'totp_required');
 
     await withScreenshot(page, 'accounts-sign-out', async () => {
-      await page.getByTestId('user-menu').click();
-      await page.getByRole('menuitem', { name: 'Sign out' }).click();
-      await page.waitForURL(/\/login/);
+      // The dropdown can swallow a click while it animates open; open it and click again until signed out.
+      await eventually(
+        async () => {
+          if (/\/login/.test(page.url())) return true;
+          const item = page.getByRole('menuitem', { name: 'Sign out' });
+          if (!(await item.isVisible())) await page.getByTestId('user-menu').click();
+          await item.click({ timeout: 5000 });
+          await page.waitForURL(/\/login/, { timeout: 5000 });
+          return true;
+        },
+        { timeout: 30_000, interval: 500, what: 'the sign-out to land on /login' },
+      );
     });
 
     await withScreenshot(page, 'accounts-sign-in-2fa', async () => {
