@@ -684,3 +684,34 @@ func TestOIDCSignIn_CallbackOnAnotherNode(t *testing.T) {
 		t.Fatalf("replay on node a landed on %q", landed)
 	}
 }
+
+// With e-mail verification on, the gift goes to verified addresses only: a provider that vouches for none cannot
+// open an account (oauth_email_required); one that vouches for an address opens it with the gift, once.
+func TestOIDCSignIn_EmailVerificationNeedsAVerifiedAddress(t *testing.T) {
+	n, _, _, _ := mailNode(t, map[string]any{"email_verification": true, "new_user_quota": 900})
+	idp := newFakeIdP(t)
+	enableOIDC(t, n, idp, nil)
+	before := countUsers(t, n)
+
+	idp.signIn(idpUser{Sub: "u-300", Email: "carol@example.com", Verified: false, Username: "carol"})
+	b := newBrowser(t)
+	if _, landed := b.signIn(n, "corp"); landed != "/login?error=oauth_email_required" {
+		t.Fatalf("unverified provider e-mail landed on %q", landed)
+	}
+	if got := countUsers(t, n); got != before {
+		t.Fatalf("users %d -> %d: an account was opened without a verified address", before, got)
+	}
+
+	idp.signIn(idpUser{Sub: "u-301", Email: "dave@example.com", Verified: true, Username: "dave"})
+	b = newBrowser(t)
+	if _, landed := b.signIn(n, "corp"); landed != "/console" {
+		t.Fatalf("verified provider e-mail landed on %q", landed)
+	}
+	var self struct {
+		Quota int64 `json:"quota"`
+	}
+	b.session(n).Do("GET", "/api/user/self", nil).JSON(t, &self)
+	if self.Quota != 900 {
+		t.Fatalf("quota = %d, want the gift 900 once", self.Quota)
+	}
+}

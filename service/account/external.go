@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"tollgate/model"
@@ -44,6 +43,12 @@ func (s *Service) RegisterExternal(ctx context.Context, in ExternalSignup, ip st
 	}
 	if in.Email != "" && !emailRE.MatchString(in.Email) {
 		in.Email = ""
+	}
+	if st.EmailVerification && in.Email == "" {
+		// The site pays its gift to verified addresses only: a provider that vouches for none cannot open an
+		// account here (the person signs up with an e-mail, then links the provider).
+		release()
+		return nil, apperr.New(http.StatusForbidden, "oauth_email_required")
 	}
 	group := st.DefaultGroup
 	if _, ok := s.groups.Get(group); !ok {
@@ -87,20 +92,8 @@ func (s *Service) RegisterExternal(ctx context.Context, in ExternalSignup, ip st
 	}
 	actor := audit.Actor{ID: u.ID, Name: u.Username, IP: ip}
 	s.audit.Record(ctx, actor, "user.register", u.Username, map[string]string{"via": "oauth"})
-	if st.NewUserQuota > 0 {
-		// Keyed by the new user's id like Register's: the gift happens once.
-		err := s.Credit(ctx, u.ID, st.NewUserQuota, CreditSource{Kind: model.CreditSignup, Ref: strconv.FormatInt(u.ID, 10),
-			Action: "user.quota", Target: u.Username, Actor: actor, Note: "new_user_quota",
-			Detail: map[string]any{"delta": st.NewUserQuota, "reason": "new_user_quota"}})
-		if err != nil {
-			return nil, fmt.Errorf("new-user gift: %w", err)
-		}
-		u.Quota = st.NewUserQuota
-	}
-	if s.invites != nil {
-		if err := s.invites.Welcome(ctx, u, ip); err != nil {
-			return nil, fmt.Errorf("invite: %w", err)
-		}
+	if err := s.welcome(ctx, u, actor); err != nil {
+		return nil, err
 	}
 	return u, nil
 }

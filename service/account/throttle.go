@@ -73,9 +73,15 @@ func (s *Service) admit(ctx context.Context, k loginKeys) error {
 		e.RetryAfter = int(loginWindow.Seconds())
 		return e
 	}
-	v, ok, err := s.cache.Get(ctx, k.wait)
+	return s.pendingDelay(ctx, k.wait, "login_delayed")
+}
+
+// pendingDelay is a 429 with code and Retry-After while the delay stored under key (a Unix millisecond
+// deadline, shared by every node) has not passed; nil once it has or when there is none.
+func (s *Service) pendingDelay(ctx context.Context, key, code string) error {
+	v, ok, err := s.cache.Get(ctx, key)
 	if err != nil {
-		return fmt.Errorf("login delay: %w", err)
+		return fmt.Errorf("%s: %w", code, err)
 	}
 	if !ok {
 		return nil
@@ -86,7 +92,7 @@ func (s *Service) admit(ctx context.Context, k loginKeys) error {
 		return nil
 	}
 	secs := int((left + time.Second - 1) / time.Second)
-	e := apperr.New(http.StatusTooManyRequests, "login_delayed", secs)
+	e := apperr.New(http.StatusTooManyRequests, code, secs)
 	e.RetryAfter = secs
 	return e
 }

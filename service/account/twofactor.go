@@ -342,22 +342,7 @@ func (s *Service) matchCode(ctx context.Context, u *model.User, code string, bac
 }
 
 func (s *Service) tfaAdmit(ctx context.Context, id int64) error {
-	v, ok, err := s.cache.Get(ctx, tfaWaitKey(id))
-	if err != nil {
-		return fmt.Errorf("2fa delay: %w", err)
-	}
-	if !ok {
-		return nil
-	}
-	until, _ := strconv.ParseInt(string(v), 10, 64)
-	left := time.UnixMilli(until).Sub(s.opt.Now())
-	if left <= 0 {
-		return nil
-	}
-	secs := int((left + time.Second - 1) / time.Second)
-	e := apperr.New(http.StatusTooManyRequests, CodeTOTPDelayed, secs)
-	e.RetryAfter = secs
-	return e
+	return s.pendingDelay(ctx, tfaWaitKey(id), CodeTOTPDelayed)
 }
 
 func (s *Service) tfaFailed(ctx context.Context, id int64) {

@@ -8,6 +8,8 @@ const oauth = {
   error_oauth_failed: 'Sign-in with the provider failed; try again.',
   error_oauth_email_exists:
     'An account with this e-mail already exists. Sign in with your password, then link the provider in your profile.',
+  error_oauth_email_required:
+    'This site needs a verified e-mail address, and the provider gave none. Sign up with your e-mail, then link the provider in your profile.',
   error_oauth_identity_taken: 'This provider account is already linked to another user.',
   error_registration_closed: 'Registration is closed, and this provider account is not linked to any user.',
   error_user_disabled: 'This account is disabled.',

@@ -7,6 +7,7 @@ const oauth = {
   error_oauth_denied: '已在第三方取消登录。',
   error_oauth_failed: '第三方登录失败，请重试。',
   error_oauth_email_exists: '该邮箱已有账户。请先用密码登录，再在个人资料中绑定此登录方式。',
+  error_oauth_email_required: '本站需要已验证的邮箱，而该登录方式未提供。请先用邮箱注册，再在个人资料中绑定此登录方式。',
   error_oauth_identity_taken: '该第三方账户已绑定到其他用户。',
   error_registration_closed: '本站已关闭注册，且该第三方账户未绑定任何用户。',
   error_user_disabled: '该账户已被禁用。',

@@ -11,6 +11,7 @@ const KNOWN_ERRORS = new Set([
   'oauth_denied',
   'oauth_failed',
   'oauth_email_exists',
+  'oauth_email_required',
   'oauth_identity_taken',
   'registration_closed',
   'user_disabled',
