@@ -103,8 +103,11 @@ func TestPacedStats_FlagsAGatewayOneFrameBehind(t *testing.T) {
 			frames[c.Target] = c
 		}
 	}
-	if v := frames["tollgate-ok"].Value; v > 1 {
-		t.Skipf("machine too busy for a timing test: the honest proxy itself ran %.2f frames behind", v)
+	// The plain proxy itself more than a frame behind the direct upstream (or an honest gateway more than one
+	// behind the proxy) means scheduling noise on a loaded machine is larger than what this test looks for.
+	if v := frames["tollgate-ok"].Value; v > 1 || r.Paced["proxy"].MaxLag > ms(pacedDelay) {
+		t.Skipf("machine too busy for a timing test: proxy %.2f ms behind the upstream, honest gateway %.2f frames behind the proxy",
+			r.Paced["proxy"].MaxLag, v)
 	}
 	if frames["tollgate-lag"].Pass {
 		t.Errorf("a gateway holding back one event passed: %+v (paced %+v)", frames["tollgate-lag"], r.Paced["tollgate-lag"])
