@@ -63,9 +63,10 @@ func main() {
 		chunk := fs.Int("chunk", 5000, "most ids per retention DELETE")
 		budget := fs.Duration("budget", 250*time.Millisecond, "time one retention chunk should take (0: fixed -chunk)")
 		limit := fs.Duration("retention-for", 0, "stop the retention run after this long (0: run to the end)")
+		days := fs.Int("retention-days", 30, "retention setting for the run: rows older than this many days go")
 		raw := fs.Bool("raw", false, "also time the admin per-model sum over raw rows (minutes at 10M rows)")
 		_ = fs.Parse(os.Args[2:])
-		err = measure(dsn, !*skipRetention, *chunk, *budget, *limit, *raw)
+		err = measure(dsn, !*skipRetention, *chunk, *budget, *limit, *raw, *days)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -283,7 +284,7 @@ func p95(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
-func measure(dsn string, retention bool, chunk int, budget, limit time.Duration, raw bool) error {
+func measure(dsn string, retention bool, chunk int, budget, limit time.Duration, raw bool, days int) error {
 	st, err := model.OpenLogs(dsn)
 	if err != nil {
 		return err
@@ -372,7 +373,7 @@ func measure(dsn string, retention bool, chunk int, budget, limit time.Duration,
 	if !retention {
 		return nil
 	}
-	ret := usagelog.NewRetention(main, cache.NewMemory(), func() int { return 30 })
+	ret := usagelog.NewRetention(main, cache.NewMemory(), func() int { return days })
 	ret.Pause, ret.Chunk, ret.Budget = 20*time.Millisecond, chunk, budget
 	rctx := ctx
 	if limit > 0 {
@@ -382,7 +383,7 @@ func measure(dsn string, retention bool, chunk int, budget, limit time.Duration,
 	}
 	var old int64 // ids grow with time: the rows before the first id newer than the cutoff
 	var edge struct{ ID int64 }
-	st.DB.Model(&model.UsageLog{}).Select("MIN(id) AS id").Where("created_at >= ?", time.Now().UTC().AddDate(0, 0, -30)).Scan(&edge)
+	st.DB.Model(&model.UsageLog{}).Select("MIN(id) AS id").Where("created_at >= ?", time.Now().UTC().AddDate(0, 0, -days)).Scan(&edge)
 	st.DB.Model(&model.UsageLog{}).Where("id < ?", edge.ID).Count(&old)
 	res, err := ret.Run(rctx)
 	stopped := ""
@@ -390,11 +391,11 @@ func measure(dsn string, retention bool, chunk int, budget, limit time.Duration,
 		if rctx.Err() == nil {
 			return err
 		}
-		stopped = fmt.Sprintf(" (stopped after %s by -retention-for: %.0f%% of the %d rows older than 30 days)", limit,
-			100*float64(res.Deleted)/float64(max(old, 1)), old)
+		stopped = fmt.Sprintf(" (stopped after %s by -retention-for: %.0f%% of the %d rows older than %d days)", limit,
+			100*float64(res.Deleted)/float64(max(old, 1)), old, days)
 	}
-	fmt.Printf("retention 30 days: deleted %d rows in %d chunks of %d–%d ids (budget %s), longest statement %s, total %s, %.0f rows/s%s\n",
-		res.Deleted, res.Chunks, res.MinChunk, res.MaxChunk, budget, ms(res.MaxStatement), res.Elapsed.Round(time.Second),
+	fmt.Printf("retention %d days: deleted %d rows in %d chunks of %d–%d ids (budget %s), longest statement %s, total %s, %.0f rows/s%s\n",
+		days, res.Deleted, res.Chunks, res.MinChunk, res.MaxChunk, budget, ms(res.MaxStatement), res.Elapsed.Round(time.Second),
 		float64(res.Deleted)/res.Elapsed.Seconds(), stopped)
 	return nil
 }
