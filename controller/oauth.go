@@ -29,16 +29,8 @@ type OAuth struct {
 	Secure    config.CookieSecure
 }
 
-func (h *OAuth) base(c *gin.Context) string {
-	if h.PublicURL != "" {
-		return h.PublicURL
-	}
-	scheme := "http"
-	if middleware.HTTPS(c) {
-		scheme = "https"
-	}
-	return scheme + "://" + c.Request.Host
-}
+// base is the URL the provider's redirect URI is built on.
+func (h *OAuth) base(c *gin.Context) string { return publicBase(c, h.PublicURL) }
 
 func (h *OAuth) redirectURI(c *gin.Context, slug string) string {
 	return h.base(c) + "/api/auth/oauth/" + url.PathEscape(slug) + "/callback"

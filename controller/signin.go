@@ -21,16 +21,7 @@ type Signin struct {
 }
 
 // origin is where reset links point.
-func (h *Signin) origin(c *gin.Context) string {
-	if h.PublicURL != "" {
-		return h.PublicURL
-	}
-	scheme := "http"
-	if middleware.HTTPS(c) {
-		scheme = "https"
-	}
-	return scheme + "://" + c.Request.Host
-}
+func (h *Signin) origin(c *gin.Context) string { return publicBase(c, h.PublicURL) }
 
 // SendEmail handles POST /api/auth/email/send {email, purpose, captcha}: 202 whether or not the address
 // belongs to an account that needs the e-mail.

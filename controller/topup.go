@@ -41,9 +41,13 @@ func (h *Topups) Create(c *gin.Context) {
 }
 
 // base is the URL the provider's notify and return URLs are built on.
-func (h *Topups) base(c *gin.Context) string {
-	if h.PublicURL != "" {
-		return h.PublicURL
+func (h *Topups) base(c *gin.Context) string { return publicBase(c, h.PublicURL) }
+
+// publicBase is the site's public base URL: PUBLIC_URL when set, else the scheme and Host of the request (which
+// whoever sends the request chooses — set PUBLIC_URL wherever links leave the site).
+func publicBase(c *gin.Context, publicURL string) string {
+	if publicURL != "" {
+		return publicURL
 	}
 	scheme := "http"
 	if middleware.HTTPS(c) {
