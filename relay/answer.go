@@ -126,7 +126,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	sb := r.takeStreamBuf(x)
 	br := sb.r
 	ev := sb.ev[:0]
-	defer func() { sb.ev = ev[:0]; r.putStreamBuf(sb) }()
+	defer func() { r.putStreamBuf(sb, ev) }()
 	committed, ended := false, false
 	var readErr error
 	w := c.Writer
@@ -258,10 +258,6 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	return out, nil
 }
 
-// flushUnlessMore sends what was written to the client unless another complete event is already buffered from
-// the upstream: that one is written next and flushed with it (one write syscall for a burst, as a plain proxy
-// does). A partial event, or nothing, buffered means the next event's end is not here yet: flush now, so no
-// event is ever held back waiting for more.
 // streamBufSize is a stream's read buffer: most SSE events fit; a longer line is read in pieces (ReadSlice's
 // ErrBufferFull) and joined in the event scratch.
 const streamBufSize = 4 << 10
@@ -278,24 +274,28 @@ type streamBuf struct {
 
 // takeStreamBuf returns a pooled reader reading src and an empty event scratch.
 func (r *Relay) takeStreamBuf(src io.Reader) *streamBuf {
-	sb, _ := r.streamBufs.Get().(*streamBuf)
-	if sb == nil {
-		sb = &streamBuf{r: bufio.NewReaderSize(src, streamBufSize), ev: make([]byte, 0, 1<<10)}
-	} else {
+	if sb, ok := r.streamBufs.Get().(*streamBuf); ok {
 		sb.r.Reset(src)
+		return sb
 	}
-	if cap(sb.ev) > maxPooledEvent {
-		sb.ev = make([]byte, 0, 1<<10)
-	}
-	return sb
+	return &streamBuf{r: bufio.NewReaderSize(src, streamBufSize)}
 }
 
-// putStreamBuf gives a finished stream's buffers back (the reader no longer refers to the exchange).
-func (r *Relay) putStreamBuf(sb *streamBuf) {
+// putStreamBuf gives a finished stream's buffers back: the reader no longer refers to the exchange, and an
+// oversized scratch is dropped.
+func (r *Relay) putStreamBuf(sb *streamBuf, ev []byte) {
 	sb.r.Reset(nil)
+	sb.ev = ev[:0]
+	if cap(ev) > maxPooledEvent {
+		sb.ev = nil
+	}
 	r.streamBufs.Put(sb)
 }
 
+// flushUnlessMore sends what was written to the client unless another complete event is already buffered from
+// the upstream: that one is written next and flushed with it (one write syscall for a burst, as a plain proxy
+// does). A partial event, or nothing, buffered means the next event's end is not here yet: flush now, so no
+// event is ever held back waiting for more.
 func flushUnlessMore(w http.Flusher, br *bufio.Reader) {
 	if !completeEventBuffered(br) {
 		w.Flush()
