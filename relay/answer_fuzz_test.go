@@ -52,7 +52,7 @@ func FuzzParseEvent(f *testing.F) {
 			t.Fatalf("parseEvent(%q): name %q, want %q", raw, name, lastName)
 		}
 		for _, ad := range []adaptor.Adaptor{openai.Adaptor{}, anthropic.Adaptor{}} {
-			for ep := adaptor.ChatCompletions; ep <= adaptor.EmbedContent; ep++ {
+			for _, ep := range adaptor.Endpoints() {
 				_ = ad.Terminal(ep, name, data)
 			}
 		}

@@ -108,27 +108,13 @@ func (r *Relay) NotFound(c *gin.Context) {
 }
 
 func (r *Relay) Register(e *gin.Engine) {
-	for ep, path := range routes {
-		if adaptor.ProtocolOf(adaptor.Endpoint(ep)) != adaptor.Gemini { // Gemini's routes carry the model (gemini.go)
-			e.POST(path, r.handler(adaptor.Endpoint(ep)))
+	for _, ep := range adaptor.Endpoints() {
+		if adaptor.ProtocolOf(ep) != adaptor.Gemini { // Gemini's routes carry the model (gemini.go)
+			e.POST(adaptor.Info(ep).Route, r.handler(ep))
 		}
 	}
 	e.GET("/v1/models", r.models)
 	r.registerGemini(e)
-}
-
-// routes are the public paths of the relay endpoints, indexed by adaptor.Endpoint: Register serves them and
-// refusals name them (unserved.go).
-var routes = [...]string{
-	adaptor.ChatCompletions:   "/v1/chat/completions",
-	adaptor.Completions:       "/v1/completions",
-	adaptor.Embeddings:        "/v1/embeddings",
-	adaptor.Responses:         "/v1/responses",
-	adaptor.Messages:          "/v1/messages",
-	adaptor.CountTokens:       "/v1/messages/count_tokens",
-	adaptor.GenerateContent:   "/v1beta/models/{model}:generateContent",
-	adaptor.GeminiCountTokens: "/v1beta/models/{model}:countTokens",
-	adaptor.EmbedContent:      "/v1beta/models/{model}:embedContent",
 }
 
 func (r *Relay) handler(ep adaptor.Endpoint) gin.HandlerFunc {

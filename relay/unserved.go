@@ -30,8 +30,8 @@ func (r *Relay) unserved(groups []string, rq *request) *relayError {
 			if r.serves(ad, rq) {
 				return newErr(http.StatusServiceUnavailable, "no_channel", rq.model)
 			}
-			for ep, path := range routes {
-				if ad.Supports(adaptor.Endpoint(ep)) && !slices.Contains(elsewhere, path) {
+			for _, ep := range adaptor.Endpoints() {
+				if path := adaptor.Info(ep).Route; ad.Supports(ep) && !slices.Contains(elsewhere, path) {
 					elsewhere = append(elsewhere, path)
 				}
 			}
@@ -41,5 +41,5 @@ func (r *Relay) unserved(groups []string, rq *request) *relayError {
 		return newErr(http.StatusNotFound, "model_not_found", rq.model)
 	}
 	slices.Sort(elsewhere)
-	return newErr(http.StatusNotFound, "model_wrong_endpoint", rq.model, routes[rq.ep], strings.Join(elsewhere, ", "))
+	return newErr(http.StatusNotFound, "model_wrong_endpoint", rq.model, adaptor.Info(rq.ep).Route, strings.Join(elsewhere, ", "))
 }

@@ -5,6 +5,7 @@ package adaptor
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -28,13 +29,19 @@ const (
 	GenerateContent   // Gemini :generateContent and :streamGenerateContent (stream comes from the path)
 	GeminiCountTokens // Gemini :countTokens
 	EmbedContent      // Gemini :embedContent
+	// Media endpoints (OpenAI shapes; endpoints.go has their paths and formats).
+	ImageGenerations    // /v1/images/generations (JSON)
+	ImageEdits          // /v1/images/edits (multipart)
+	ImageVariations     // /v1/images/variations (multipart)
+	AudioTranscriptions // /v1/audio/transcriptions (multipart audio in)
+	AudioTranslations   // /v1/audio/translations (multipart audio in)
+	AudioSpeech         // /v1/audio/speech (JSON in, audio bytes out)
+	Rerank              // /v1/rerank (Cohere/Jina shape)
+	Moderations         // /v1/moderations
 )
 
 // String names the endpoint as logs show it.
-func (e Endpoint) String() string {
-	return [...]string{"chat.completions", "completions", "embeddings", "responses", "messages", "messages.count_tokens",
-		"gemini.generate_content", "gemini.count_tokens", "gemini.embed_content"}[e]
-}
+func (e Endpoint) String() string { return endpoints[e].Name }
 
 // Protocol is a wire format: what a client speaks on an endpoint (its errors, answers and stream events),
 // and what an upstream family speaks.
@@ -55,17 +62,7 @@ func (p Protocol) String() string {
 }
 
 // ProtocolOf returns the protocol of an endpoint.
-func ProtocolOf(e Endpoint) Protocol {
-	switch e {
-	case Messages, CountTokens:
-		return Anthropic
-	case GenerateContent, GeminiCountTokens, EmbedContent:
-		return Gemini
-	case Responses:
-		return ResponsesAPI
-	}
-	return OpenAI
-}
+func ProtocolOf(e Endpoint) Protocol { return endpoints[e].Proto }
 
 // Kind is what a call does, whatever protocol it is written in: calls of one kind can be translated into
 // each other (relay/convert), so a chat call may be served by any family that generates.
@@ -77,24 +74,23 @@ const (
 	KindCompletion             // legacy completions (OpenAI only)
 	KindEmbed                  // embeddings, embedContent
 	KindCount                  // count tokens (no generation, never billed)
+	// Media kinds: each is its own endpoint family, served natively only (Kind.Media).
+	KindImage    // image generation, edits, variations: billed per image (by size and quality) and tokens
+	KindAudioIn  // transcriptions and translations: billed per minute of audio
+	KindSpeech   // text to speech: billed per 1M characters of input
+	KindRerank   // rerank: billed per 1,000 searches (and tokens)
+	KindModerate // moderations: tokens or per call
 )
 
 // KindOf returns the kind of an endpoint.
-func KindOf(e Endpoint) Kind {
-	switch e {
-	case Completions:
-		return KindCompletion
-	case Embeddings, EmbedContent:
-		return KindEmbed
-	case CountTokens, GeminiCountTokens:
-		return KindCount
-	}
-	return KindGenerate
-}
+func KindOf(e Endpoint) Kind { return endpoints[e].Kind }
 
 // EndpointFor is the endpoint of kind k in protocol p (false: p has none, e.g. counting tokens on OpenAI).
 func EndpointFor(k Kind, p Protocol) (Endpoint, bool) {
-	for e := ChatCompletions; e <= EmbedContent; e++ {
+	if k.Media() {
+		return 0, false // media calls are never translated into another family
+	}
+	for e := range NumEndpoints {
 		if KindOf(e) == k && ProtocolOf(e) == p {
 			return e, true
 		}
@@ -108,6 +104,12 @@ type Call struct {
 	Stream        bool
 	UpstreamModel string
 	Body          []byte      // already carries the upstream model and the channel's body overrides
+	// Upload, when set, is the body instead of Body: a multipart upload streamed from the gateway's spool
+	// (never held whole in memory), UploadSize bytes long, sent with ContentType (multipart/form-data;
+	// boundary=...). NewPost sends either.
+	Upload      io.Reader
+	UploadSize  int64
+	ContentType string
 	Header        http.Header // the client's request headers (read-only)
 	BaseURL       string
 	Key           string
@@ -180,6 +182,21 @@ func JoinURL(base, path string) string {
 		path = path[3:]
 	}
 	return base + path
+}
+
+// NewPost builds the upstream POST of a call to url: its upload (multipart, streamed) when it has one, else its
+// JSON body (PostJSON).
+func NewPost(ctx context.Context, url string, c *Call) (*http.Request, error) {
+	if c.Upload == nil {
+		return PostJSON(ctx, url, c.Body, c.Stream)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, c.Upload)
+	if err != nil {
+		return nil, err
+	}
+	req.ContentLength = c.UploadSize
+	req.Header.Set("Content-Type", c.ContentType)
+	return req, nil
 }
 
 // PostJSON builds the upstream POST every JSON protocol sends: the body as JSON, and for streams an Accept

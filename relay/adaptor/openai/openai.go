@@ -18,22 +18,26 @@ import (
 // Responses call reaching it is translated into chat completions.
 type Adaptor struct{ ChatOnly bool }
 
-var paths = map[adaptor.Endpoint]string{
-	adaptor.ChatCompletions: "/v1/chat/completions",
-	adaptor.Completions:     "/v1/completions",
-	adaptor.Embeddings:      "/v1/embeddings",
-	adaptor.Responses:       "/v1/responses",
-}
-
-// Supports implements adaptor.Adaptor.
+// Supports implements adaptor.Adaptor: every OpenAI-shaped endpoint (the adaptor.Info table's paths under
+// /v1 that are not Anthropic's); OpenAI itself has no rerank, compatible upstreams (Jina, SiliconFlow, vLLM)
+// have no Responses API.
 func (a Adaptor) Supports(e adaptor.Endpoint) bool {
-	_, ok := paths[e]
-	return ok && !(a.ChatOnly && e == adaptor.Responses)
+	info := adaptor.Info(e)
+	if info.Path == "" || info.Proto == adaptor.Anthropic || info.Proto == adaptor.Gemini {
+		return false
+	}
+	switch e {
+	case adaptor.Responses:
+		return !a.ChatOnly
+	case adaptor.Rerank:
+		return a.ChatOnly
+	}
+	return true
 }
 
 // NewRequest implements adaptor.Adaptor.
 func (Adaptor) NewRequest(ctx context.Context, c *adaptor.Call) (*http.Request, error) {
-	req, err := adaptor.PostJSON(ctx, adaptor.JoinURL(c.BaseURL, paths[c.Endpoint]), c.Body, c.Stream)
+	req, err := adaptor.NewPost(ctx, adaptor.JoinURL(c.BaseURL, adaptor.Info(c.Endpoint).Path), c)
 	if err != nil {
 		return nil, err
 	}
