@@ -76,8 +76,17 @@ func samePrice(a, b setting.PriceRow) bool {
 		dy, ey := decimal.NewFromString(orZero(y))
 		return ex == nil && ey == nil && dx.Equal(dy)
 	}
-	return eq(a.Input, b.Input) && eq(a.Output, b.Output) && eq(a.CacheRead, b.CacheRead) &&
-		eq(a.CacheWrite, b.CacheWrite) && eq(a.PerCall, b.PerCall)
+	same := eq(a.Input, b.Input) && eq(a.Output, b.Output) && eq(a.CacheRead, b.CacheRead) &&
+		eq(a.CacheWrite, b.CacheWrite) && eq(a.PerCall, b.PerCall) && eq(a.PerImage, b.PerImage) &&
+		eq(a.PerAudioMinute, b.PerAudioMinute) && eq(a.Per1MChars, b.Per1MChars) && eq(a.Per1KSearches, b.Per1KSearches) &&
+		len(a.PerImageBySize) == len(b.PerImageBySize) && len(a.Tiers) == len(b.Tiers)
+	for k, v := range a.PerImageBySize {
+		same = same && eq(v, b.PerImageBySize[k])
+	}
+	for i, t := range a.Tiers {
+		same = same && t.AbovePromptTokens == b.Tiers[i].AbovePromptTokens && eq(t.Input, b.Tiers[i].Input) && eq(t.Output, b.Tiers[i].Output)
+	}
+	return same
 }
 
 func orZero(s string) string {

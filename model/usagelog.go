@@ -25,6 +25,19 @@ type PriceBreakdown struct {
 	CacheRead  string `json:"cache_read"`
 	CacheWrite string `json:"cache_write"`
 	PerCall    string `json:"per_call"`
+	// What was billed beyond tokens, with its unit price (absent when none): images (at the price of their
+	// size and quality), seconds of audio in, characters of speech, rerank searches; and the prompt-length
+	// tier whose token prices applied.
+	Images         int64  `json:"images,omitempty"`
+	ImageSize      string `json:"image_size,omitempty"`
+	PerImage       string `json:"per_image,omitempty"`
+	AudioSeconds   string `json:"audio_seconds,omitempty"`
+	PerAudioMinute string `json:"per_audio_minute,omitempty"`
+	Chars          int64  `json:"chars,omitempty"`
+	Per1MChars     string `json:"per_1m_chars,omitempty"`
+	Searches       int64  `json:"searches,omitempty"`
+	Per1KSearches  string `json:"per_1k_searches,omitempty"`
+	TierAbove      int64  `json:"tier_above_prompt_tokens,omitempty"`
 }
 
 // UsageLog is one relayed request, written once by the batched log writer.

@@ -96,7 +96,7 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 		l.ErrorCode = logErrorCode(out)
 		l.ErrorShown = out.errShown || (out.errCode == "" && out.class == ClassClient)
 	}
-	l.Price.V = pricing.Breakdown(rq.price)
+	l.Price.V = pricing.Breakdown(rq.price, usage)
 	l.Attempts.V = out.attempts
 	if out.delivered {
 		l.FirstByteMs = out.firstByte.Milliseconds()

@@ -26,9 +26,17 @@ var one = decimal.NewFromInt(1)
 // UnitsPerUSD is how many quota units make one US dollar.
 const UnitsPerUSD = 1_000_000
 
-// Usage is what one request consumed, normalised across protocols: Input excludes cached tokens.
+// Usage is what one request consumed, normalised across protocols: Input excludes cached tokens. Beyond tokens:
+// images generated (of ImageSize, e.g. "1024x1024", and ImageQuality, e.g. "hd"), milliseconds of audio in,
+// characters of speech input and rerank searches.
 type Usage struct {
 	Input, Output, CacheRead, CacheWrite int64
+
+	Images                  int64
+	ImageSize, ImageQuality string
+	AudioMs                 int64
+	Chars                   int64
+	Searches                int64
 }
 
 // PromptTotal is every input token, cached or not.
@@ -38,21 +46,39 @@ func (u Usage) PromptTotal() int64 { return u.Input + u.CacheRead + u.CacheWrite
 type Price = model.Price
 
 // Cost turns usage into quota units: Σ tokens × USD-per-1M × ratio, because USD per 1M tokens × tokens / 1M
-// × 1M units per USD = price × tokens units. A per-call price replaces token prices. Rounding happens once,
-// here: half away from zero to whole units.
+// × 1M units per USD = price × tokens units; likewise images × USD per image × 1M, audio minutes × USD per
+// minute × 1M, characters × USD per 1M characters, searches × USD per 1,000 × 1,000. A prompt longer than a
+// tier's threshold takes that tier's input and output prices. A per-call price replaces all of these.
+// Rounding happens once, here: half away from zero to whole units.
 func Cost(p Price, ratio decimal.Decimal, u Usage) int64 {
 	var sum decimal.Decimal
 	if !p.PerCall.IsZero() {
-		sum = p.PerCall.Mul(decimal.NewFromInt(UnitsPerUSD))
+		sum = p.PerCall.Mul(unitsPerUSD)
 	} else {
+		in, out, _ := tierPrices(p, u.PromptTotal())
 		// Zero terms are skipped: decimal arithmetic allocates, and most requests have no cache tokens.
 		for _, t := range [4]struct {
 			price  decimal.Decimal
 			tokens int64
-		}{{p.Input, u.Input}, {p.Output, u.Output}, {p.CacheRead, u.CacheRead}, {p.CacheWrite, u.CacheWrite}} {
+		}{{in, u.Input}, {out, u.Output}, {p.CacheRead, u.CacheRead}, {p.CacheWrite, u.CacheWrite}} {
 			if t.tokens != 0 && !t.price.IsZero() {
 				sum = sum.Add(t.price.Mul(decimal.NewFromInt(t.tokens)))
 			}
+		}
+		if u.Images != 0 {
+			if pi := ImagePrice(p, u.ImageSize, u.ImageQuality); !pi.IsZero() {
+				sum = sum.Add(pi.Mul(decimal.NewFromInt(u.Images)).Mul(unitsPerUSD))
+			}
+		}
+		if u.AudioMs != 0 && !p.PerAudioMinute.IsZero() {
+			// USD per minute × ms / 60,000 × 1M units = price × ms × 50 / 3: exact up to the final rounding.
+			sum = sum.Add(p.PerAudioMinute.Mul(decimal.NewFromInt(u.AudioMs)).Mul(fifty).DivRound(three, 20))
+		}
+		if u.Chars != 0 && !p.Per1MChars.IsZero() {
+			sum = sum.Add(p.Per1MChars.Mul(decimal.NewFromInt(u.Chars)))
+		}
+		if u.Searches != 0 && !p.Per1KSearches.IsZero() {
+			sum = sum.Add(p.Per1KSearches.Mul(decimal.NewFromInt(u.Searches)).Mul(thousand))
 		}
 	}
 	if !ratio.Equal(one) {
@@ -67,6 +93,41 @@ func Cost(p Price, ratio decimal.Decimal, u Usage) int64 {
 		return MaxCost
 	}
 	return sum.Round(0).IntPart()
+}
+
+var (
+	unitsPerUSD = decimal.NewFromInt(UnitsPerUSD)
+	three       = decimal.NewFromInt(3)
+	fifty       = decimal.NewFromInt(50)
+	thousand    = decimal.NewFromInt(1000)
+)
+
+// tierPrices are the input and output prices for a prompt of promptTokens: the highest tier it is above,
+// else the row's own; above is that tier's threshold (0: none).
+func tierPrices(p Price, promptTokens int64) (in, out decimal.Decimal, above int64) {
+	in, out = p.Input, p.Output
+	for _, t := range p.Tiers.V {
+		if promptTokens > t.AbovePromptTokens && t.AbovePromptTokens >= above {
+			in, out, above = t.Input, t.Output, t.AbovePromptTokens
+		}
+	}
+	return in, out, above
+}
+
+// ImagePrice is the USD price of one image of size and quality: per_image_by_size["size/quality"], else
+// per_image_by_size["size"], else per_image.
+func ImagePrice(p Price, size, quality string) decimal.Decimal {
+	if by := p.PerImageBySize.V; len(by) > 0 && size != "" {
+		if quality != "" {
+			if v, ok := by[size+"/"+quality]; ok {
+				return v
+			}
+		}
+		if v, ok := by[size]; ok {
+			return v
+		}
+	}
+	return p.PerImage
 }
 
 // UnitsFor turns an amount of money in some currency into quota units at rate (that currency per 1 USD of
@@ -105,10 +166,29 @@ const MaxCost = 1 << 53
 
 var maxCost = decimal.NewFromInt(MaxCost)
 
-// Breakdown renders a price for a usage log.
-func Breakdown(p Price) model.PriceBreakdown {
-	return model.PriceBreakdown{Input: p.Input.String(), Output: p.Output.String(), CacheRead: p.CacheRead.String(),
-		CacheWrite: p.CacheWrite.String(), PerCall: p.PerCall.String()}
+// Breakdown renders the price applied to usage u for a usage log: the token prices (a prompt-length tier's
+// when one applied) and, for what was billed beyond tokens, the quantity and its unit price.
+func Breakdown(p Price, u Usage) model.PriceBreakdown {
+	in, out, above := tierPrices(p, u.PromptTotal())
+	b := model.PriceBreakdown{Input: in.String(), Output: out.String(), CacheRead: p.CacheRead.String(),
+		CacheWrite: p.CacheWrite.String(), PerCall: p.PerCall.String(), TierAbove: above}
+	if u.Images > 0 {
+		b.Images, b.PerImage = u.Images, ImagePrice(p, u.ImageSize, u.ImageQuality).String()
+		b.ImageSize = u.ImageSize
+		if u.ImageQuality != "" {
+			b.ImageSize += "/" + u.ImageQuality
+		}
+	}
+	if u.AudioMs > 0 {
+		b.AudioSeconds, b.PerAudioMinute = decimal.New(u.AudioMs, -3).String(), p.PerAudioMinute.String()
+	}
+	if u.Chars > 0 {
+		b.Chars, b.Per1MChars = u.Chars, p.Per1MChars.String()
+	}
+	if u.Searches > 0 {
+		b.Searches, b.Per1KSearches = u.Searches, p.Per1KSearches.String()
+	}
+	return b
 }
 
 // Service is the price book.
@@ -207,6 +287,9 @@ func parseRow(r setting.PriceRow) (Price, error) {
 			return p, err
 		}
 	}
+	if err := parseMedia(r, &p); err != nil {
+		return p, err
+	}
 	return p, nil
 }
 
@@ -257,5 +340,7 @@ func Row(p Price, ratio *decimal.Decimal) setting.PriceRow {
 		}
 		return d.String()
 	}
-	return setting.PriceRow{Model: p.Model, Input: m(p.Input), Output: m(p.Output), CacheRead: m(p.CacheRead), CacheWrite: m(p.CacheWrite), PerCall: m(p.PerCall)}
+	row := setting.PriceRow{Model: p.Model, Input: m(p.Input), Output: m(p.Output), CacheRead: m(p.CacheRead), CacheWrite: m(p.CacheWrite), PerCall: m(p.PerCall)}
+	mediaRow(p, m, &row)
+	return row
 }

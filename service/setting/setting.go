@@ -17,14 +17,29 @@ import (
 // Topic is the bus topic of settings changes.
 const Topic = "setting"
 
-// PriceRow is a model price as decimal strings (USD per 1M tokens; per_call USD per call).
+// PriceRow is a model price as decimal strings (USD per 1M tokens; per_call USD per call), and what is not
+// tokens: USD per image (per_image_by_size per "1024x1024" or "1024x1024/hd"), per minute of audio in, per 1M
+// characters of speech, per 1,000 rerank searches; tiers of token prices by prompt length.
 type PriceRow struct {
-	Model      string `json:"model,omitempty"`
-	Input      string `json:"input"`
-	Output     string `json:"output"`
-	CacheRead  string `json:"cache_read"`
-	CacheWrite string `json:"cache_write"`
-	PerCall    string `json:"per_call"`
+	Model          string            `json:"model,omitempty"`
+	Input          string            `json:"input"`
+	Output         string            `json:"output"`
+	CacheRead      string            `json:"cache_read"`
+	CacheWrite     string            `json:"cache_write"`
+	PerCall        string            `json:"per_call"`
+	PerImage       string            `json:"per_image,omitempty"`
+	PerImageBySize map[string]string `json:"per_image_by_size,omitempty"`
+	PerAudioMinute string            `json:"per_audio_minute,omitempty"`
+	Per1MChars     string            `json:"per_1m_chars,omitempty"`
+	Per1KSearches  string            `json:"per_1k_searches,omitempty"`
+	Tiers          []PriceTierRow    `json:"tiers,omitempty"`
+}
+
+// PriceTierRow is a token price for prompts longer than AbovePromptTokens (decimal USD per 1M tokens).
+type PriceTierRow struct {
+	AbovePromptTokens int64  `json:"above_prompt_tokens"`
+	Input             string `json:"input"`
+	Output            string `json:"output"`
 }
 
 // ErrorRule maps an upstream error answer to an error class: when the answer (optionally only with Status)
