@@ -81,6 +81,8 @@ type Settings struct {
 	DisplayRate          string      `json:"display_rate"`           // CNY per 1 USD when DisplayCurrency is "CNY" (decimal string)
 	IPRPM                int         `json:"ip_rpm"`                 // /v1 requests per client IP per minute, sliding window (0 = off)
 	LogRetentionDays     int         `json:"log_retention_days"`     // usage log rows older than this many days are deleted (0 = keep forever)
+	// Uploads caps the multipart bodies of the image edit/variation and audio endpoints.
+	Uploads Uploads `json:"uploads"`
 	// CrossProtocol: a model is served by channels of any protocol (the relay translates); false keeps each
 	// request on channels that speak the caller's protocol. PreferSameProtocol: within a priority tier,
 	// channels speaking the caller's protocol are tried first (no translation); false weighs them all alike.
@@ -160,6 +162,7 @@ func Defaults() Settings {
 			Stripe: StripeSettings{Currency: "USD", Rate: "1", MinAmount: "1", MaxAmount: "10000"}},
 		Invite:          Invite{FirstTopupPercent: "0"},
 		DisplayCurrency: "USD", DisplayRate: "7.3",
+		Uploads: Uploads{ImageMB: 50, AudioMB: 25},
 		Alerts:  defaultAlerts(),
 		Captcha: defaultCaptcha(),
 	}
@@ -307,6 +310,9 @@ func validate(s *Settings) error {
 		return apperr.Field("default_group", "required")
 	}
 	if err := validatePayment(&s.Payment); err != nil {
+		return err
+	}
+	if err := validateUploads(s); err != nil {
 		return err
 	}
 	if err := validateRateLimits(s); err != nil {
