@@ -37,6 +37,11 @@ func (r *Relay) exchange(c *gin.Context, rq *request, lg *leg, ch *channel.Chann
 	if rq.stream && strings.HasPrefix(x.resp.Header.Get("Content-Type"), "text/event-stream") {
 		return r.stream(c, rq, ad, x, out)
 	}
+	if rq.kind.Media() {
+		if o, f := r.mediaAnswer(c, rq, x, out); o != nil {
+			return o, f
+		}
+	}
 	body, err := io.ReadAll(io.LimitReader(x, ResponseLimit+1))
 	if err != nil {
 		return out, x.readErr(c, err)

@@ -20,6 +20,9 @@ func (r *Relay) meteredUsage(rq *request, out *outcome) (pricing.Usage, bool) {
 	if !out.delivered || !rq.billable() {
 		return pricing.Usage{}, false
 	}
+	if rq.kind.Media() {
+		return mediaUsage(rq, out)
+	}
 	u, present := out.meter.Usage()
 	if out.upstreamErr {
 		return u, false // the upstream's own error: its reported usage (if any), nothing estimated on top

@@ -61,6 +61,9 @@ func (r *Relay) legFor(rq *request, ch *channel.Channel) (*leg, *relayError) {
 	ad := r.Adaptors[ch.Type]
 	upstreamModel := ch.UpstreamModel(rq.model)
 	if native(ad, rq) {
+		if rq.media.upload != nil {
+			return &leg{ep: rq.ep, proto: rq.proto}, nil // the upload is streamed from its spool (send)
+		}
 		body, err := passBody(rq, upstreamModel)
 		if err != nil {
 			return nil, newErr(http.StatusBadRequest, "invalid_json")

@@ -69,6 +69,8 @@ type Deps struct {
 	// Clock is the time a request is admitted at, which places it in its key's spend windows and dates its
 	// log row (nil: time.Now); tests move it across a day or month boundary.
 	Clock func() time.Time
+	// UploadDir is where multipart uploads are spooled while a request runs ("": the system's temp dir).
+	UploadDir string
 }
 
 // Relay serves the /v1 routes.

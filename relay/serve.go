@@ -44,6 +44,7 @@ type request struct {
 	limits      deadlines        // the request's time budgets across attempts (deadlines.go)
 	pool        routing.Pool     // the groups, routes and channels the request may use (route.go)
 	route       *routing.Request // what the selector knows of the request, made once (route.go)
+	media       media            // images, audio, speech, rerank: what the request bills beyond tokens (media.go)
 }
 
 func (rq *request) account() ledger.Account {
@@ -111,15 +112,26 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	}
 	rq.who = who
 	rq.debug = c.GetHeader("X-Tollgate-Debug") != "" && who.user.IsAdmin()
-	if rq.body, rerr = readBody(c); rerr != nil {
+	if adaptor.Info(ep).Body == adaptor.BodyMultipart {
+		rq.media.upload, rerr = r.readUpload(c, ep)
+		defer rq.media.upload.close()
+	} else {
+		rq.body, rerr = readBody(c)
+	}
+	if rerr != nil {
 		fail(c, rq.proto, rerr)
 		return
 	}
 	var f fields
-	if cl.model != "" {
+	switch {
+	case rq.media.upload != nil:
+		f, rerr = uploadFieldsOf(rq)
+	case rq.kind.Media():
+		f, rerr = readMediaFields(rq)
+	case cl.model != "":
 		f, rerr = readGeminiFields(rq.body, cl.model, cl.stream)
 		rq.forceConv = cl.stream && !cl.sseStream
-	} else {
+	default:
 		f, rerr = readFields(rq.body, ep == adaptor.ChatCompletions || ep == adaptor.Completions, ep == adaptor.Completions)
 	}
 	if rerr != nil {
@@ -200,6 +212,9 @@ func (r *Relay) holdRatio(rq *request) decimal.Decimal {
 // estimate is the hold: a generous prompt estimate from the body size (no tokenizer on the hot path) plus
 // max_tokens, or the configured output cap, at the output price, once per choice (n).
 func (r *Relay) estimate(rq *request, maxOut, choices int64) int64 {
+	if rq.kind.Media() {
+		return r.mediaEstimate(rq)
+	}
 	est := pricing.Usage{Input: int64(len(rq.body))/3 + 16}
 	if rq.kind != adaptor.KindEmbed {
 		est.Output = maxOut

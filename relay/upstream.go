@@ -106,10 +106,16 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *le
 	firstByte := time.AfterFunc(fbD, func() { cancel(fbCause) })
 	x.timers = []*time.Timer{total, connect, firstByte}
 	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connect.Stop() }}
-	req, err := ad.NewRequest(httptrace.WithClientTrace(ctx, trace), &adaptor.Call{
+	call := &adaptor.Call{
 		Endpoint: lg.ep, Stream: rq.stream, UpstreamModel: upstreamModel, Body: body, Header: in,
 		BaseURL: ch.BaseURL, Key: ch.Keys[keyIdx],
-	})
+	}
+	if u := rq.media.upload; u != nil {
+		// Each attempt reads the spool from its start, so a retry sends the same bytes. Body overrides are
+		// for JSON bodies; an upload passes as it came, with the mapped model.
+		call.Upload, call.UploadSize, call.ContentType = u.body(upstreamModel)
+	}
+	req, err := ad.NewRequest(httptrace.WithClientTrace(ctx, trace), call)
 	if err != nil {
 		x.close()
 		return nil, &failure{class: ClassServer, err: err}

@@ -51,6 +51,43 @@ func (m *Meter) Body(body []byte) {
 		m.geminiUsage(gjson.GetBytes(body, "usageMetadata"))
 	default:
 		m.openAIUsage(gjson.GetBytes(body, "usage"))
+		if adaptor.KindOf(m.ep).Media() {
+			m.mediaUsage(body)
+		}
+	}
+}
+
+// maxMediaCount bounds what an upstream's counts may claim (images, search units).
+const maxMediaCount = 1 << 20
+
+// mediaUsage reads what a media answer reports beyond tokens: the images returned (data), the seconds of audio
+// (verbose_json duration, or usage.seconds of a duration-billed model), rerank search units (Cohere's
+// meta.billed_units.search_units, or usage.search_units) and Jina's usage.total_tokens as input.
+func (m *Meter) mediaUsage(body []byte) {
+	switch adaptor.KindOf(m.ep) {
+	case adaptor.KindImage:
+		if d := gjson.GetBytes(body, "data"); d.IsArray() {
+			m.usage.Images = min(int64(len(d.Array())), maxMediaCount)
+		}
+	case adaptor.KindAudioIn:
+		r := gjson.GetManyBytes(body, "duration", "usage.seconds")
+		for _, v := range r {
+			if v.Type == gjson.Number && v.Float() > 0 && v.Float() < 360000 {
+				m.usage.AudioMs = int64(v.Float()*1000 + 0.5)
+				break
+			}
+		}
+	case adaptor.KindRerank:
+		r := gjson.GetManyBytes(body, "meta.billed_units.search_units", "usage.search_units", "usage.total_tokens")
+		for _, v := range r[:2] {
+			if n := v.Int(); n > 0 {
+				m.usage.Searches = min(n, maxMediaCount)
+				break
+			}
+		}
+		if n := r[2].Int(); n > 0 && !m.present {
+			m.usage.Input, m.present = min(n, 1<<40), true
+		}
 	}
 }
 

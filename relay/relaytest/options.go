@@ -27,6 +27,8 @@ type behavior struct {
 	// thoughtTokens is Gemini's thoughtsTokenCount (reported beside candidatesTokenCount).
 	thoughtTokens int
 	record        bool
+	// audioSeconds is the duration verbose_json transcriptions report.
+	audioSeconds float64
 
 	fault     *Fault
 	failFirst int
@@ -56,6 +58,7 @@ func defaultBehavior() behavior {
 		text:             DefaultText,
 		models:           []string{"gpt-4o-mini", "gpt-4o", "text-embedding-3-small", "claude-sonnet-4-5"},
 		record:           true,
+		audioSeconds:     DefaultAudioSeconds,
 	}
 }
 
@@ -189,3 +192,6 @@ func setOverride(m *map[string][]Option, k string, opts []Option) {
 	}
 	(*m)[k] = append([]Option(nil), opts...)
 }
+
+// WithAudioSeconds sets the duration verbose_json transcriptions report.
+func WithAudioSeconds(s float64) Option { return func(b *behavior) { b.audioSeconds = s } }

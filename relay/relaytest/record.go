@@ -18,6 +18,8 @@ type Request struct {
 	Query  string
 	Header http.Header
 	Body   []byte
+	// Parts are a multipart upload's parts (Body is nil then).
+	Parts []Part
 	// Key is the API key from Authorization: Bearer or x-api-key.
 	Key string
 	// Model and Stream are read from the JSON body.

@@ -148,6 +148,7 @@ type call struct {
 	p            protocol
 	body         []byte
 	key          string
+	form         map[string]string // the small fields of a multipart upload (nil for JSON bodies)
 	model        string
 	stream       bool
 	includeUsage bool
@@ -159,8 +160,18 @@ type call struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.active.Add(1)
 	defer h.active.Add(-1)
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err != nil {
+	var body []byte
+	var parts []Part
+	var form map[string]string
+	var err error
+	if uploadPaths[r.URL.Path] && r.Method == http.MethodPost {
+		// Streamed part by part, never held whole: a test may send far more than MaxBodyBytes.
+		if parts, form, err = readUpload(r); err != nil {
+			f := &Fault{Kind: FaultStatus, Status: http.StatusBadRequest, Code: CodeInvalidRequest, Message: err.Error()}
+			writeStatusFault(w, f, protoOpenAI, "", apiKey(r), "req_relaytest_upload")
+			return
+		}
+	} else if body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes)); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
@@ -168,12 +179,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := h.cfg.Load()
-	c := &call{h: h, w: w, r: r, body: body, key: apiKey(r), created: time.Now().Unix()}
+	c := &call{h: h, w: w, r: r, body: body, form: form, key: apiKey(r), created: time.Now().Unix()}
 	defer h.track(c.key)()
 	if len(body) > 0 {
 		c.model = gjson.GetBytes(body, "model").String()
 		c.stream = gjson.GetBytes(body, "stream").Bool()
 		c.includeUsage = gjson.GetBytes(body, "stream_options.include_usage").Bool()
+	}
+	if form != nil {
+		c.model = form["model"]
 	}
 	if strings.HasPrefix(r.URL.Path, geminiPrefix) {
 		c.p = protoGemini
@@ -184,7 +198,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr = r.Header.Clone()
 	}
 	c.seq = h.rec.add(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: hdr,
-		Body: body, Key: c.key, Model: c.model, Stream: c.stream, Time: time.Now()}, cfg.record)
+		Body: body, Parts: parts, Key: c.key, Model: c.model, Stream: c.stream, Time: time.Now()}, cfg.record)
 	c.b = cfg.resolve(c.key, c.model)
 	if strings.HasPrefix(r.URL.Path, "/v1/messages") {
 		c.p = protoAnthropic
@@ -252,6 +266,16 @@ func (c *call) route() (func(), bool) {
 		fn = c.messages
 	case "/v1/messages/count_tokens":
 		fn = c.countTokens
+	case "/v1/images/generations", "/v1/images/edits", "/v1/images/variations":
+		fn = c.images
+	case "/v1/audio/transcriptions", "/v1/audio/translations":
+		fn = c.transcription
+	case "/v1/audio/speech":
+		fn = c.speech
+	case "/v1/rerank":
+		fn = c.rerank
+	case "/v1/moderations":
+		fn = c.moderations
 	default:
 		c.plainError(http.StatusNotFound, "Invalid URL ("+method+" "+path+")")
 		return nil, false
@@ -260,7 +284,7 @@ func (c *call) route() (func(), bool) {
 		c.plainError(http.StatusMethodNotAllowed, "Method "+method+" not allowed on "+path)
 		return nil, false
 	}
-	if !gjson.ValidBytes(c.body) {
+	if c.form == nil && !gjson.ValidBytes(c.body) {
 		c.plainError(http.StatusBadRequest, "We could not parse the JSON body of your request.")
 		return nil, false
 	}
