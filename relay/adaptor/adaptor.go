@@ -103,16 +103,16 @@ type Call struct {
 	Endpoint      Endpoint
 	Stream        bool
 	UpstreamModel string
-	Body          []byte      // already carries the upstream model and the channel's body overrides
+	Body          []byte // already carries the upstream model and the channel's body overrides
 	// Upload, when set, is the body instead of Body: a multipart upload streamed from the gateway's spool
 	// (never held whole in memory), UploadSize bytes long, sent with ContentType (multipart/form-data;
 	// boundary=...). NewPost sends either.
 	Upload      io.Reader
 	UploadSize  int64
 	ContentType string
-	Header        http.Header // the client's request headers (read-only)
-	BaseURL       string
-	Key           string
+	Header      http.Header // the client's request headers (read-only)
+	BaseURL     string
+	Key         string
 }
 
 // Meter reads the token usage out of one answer on one endpoint: a complete non-stream body, or SSE events

@@ -85,7 +85,6 @@ func (c *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-
 // Part returns the recorded part named name (the first one), if any.
 func (r Request) Part(name string) (Part, bool) {
 	for _, p := range r.Parts {
