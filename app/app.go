@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -238,15 +240,21 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	}
 	a.Channels.Types = adaptors.Types()
 	a.Sticky = sticky.New(a.Cache, nil, time.Now)
+	// Multipart uploads are spooled here while their request runs (relay/upload.go), on disk rather than in memory.
+	uploads := filepath.Join(cfg.DataDir, "uploads")
+	if err := os.MkdirAll(uploads, 0o700); err != nil {
+		return nil, "", fmt.Errorf("upload spool: %w", err)
+	}
 	a.Relay = relay.New(relay.Deps{
 		Tokens: a.Tokens, Accounts: a.Accounts, Groups: a.Groups, Channels: a.Channels, Pricing: a.Pricing,
 		Settings: a.Settings, Ledger: a.Ledger, Logs: a.Logs, Cache: a.Cache, Counter: tokencount.New(),
-		Adaptors: adaptors,
-		Client:   relay.NewClient(),
-		Health:   a.Health,
-		Sticky:   a.Sticky,
-		Routing:  a.Routing,
-		Tiers:    a.Tiers,
+		Adaptors:  adaptors,
+		Client:    relay.NewClient(),
+		Health:    a.Health,
+		Sticky:    a.Sticky,
+		Routing:   a.Routing,
+		Tiers:     a.Tiers,
+		UploadDir: uploads,
 	})
 	a.Relay.Clock, a.Tokens.Clock = opt.Clock, opt.Clock
 	a.Tokens.Logs = a.Logs  // a budget switched on reloads spend from SQL: the writer's batch is written first

@@ -283,16 +283,15 @@ func TestMedia_SDKModerations(t *testing.T) {
 func (m *mediaWorld) multipart(path, reqID string, fields map[string]string, fileField, fileName string, file []byte) *answer {
 	m.t.Helper()
 	var b bytes.Buffer
-	b.WriteString("--XyZ\r\n")
 	for k, v := range fields {
-		b.WriteString("Content-Disposition: form-data; name=\"" + k + "\"\r\n\r\n" + v + "\r\n--XyZ\r\n")
+		b.WriteString("--XyZ\r\nContent-Disposition: form-data; name=\"" + k + "\"\r\n\r\n" + v + "\r\n")
 	}
 	if fileField != "" {
-		b.WriteString("Content-Disposition: form-data; name=\"" + fileField + "\"; filename=\"" + fileName + "\"\r\nContent-Type: application/octet-stream\r\n\r\n")
+		b.WriteString("--XyZ\r\nContent-Disposition: form-data; name=\"" + fileField + "\"; filename=\"" + fileName + "\"\r\nContent-Type: application/octet-stream\r\n\r\n")
 		b.Write(file)
-		b.WriteString("\r\n--XyZ")
+		b.WriteString("\r\n")
 	}
-	b.WriteString("--\r\n")
+	b.WriteString("--XyZ--\r\n")
 	return m.raw(path, reqID, "multipart/form-data; boundary=XyZ", b.Bytes())
 }
 
