@@ -34,7 +34,7 @@ type mediaWorld struct {
 	alice *person
 }
 
-var mediaModels = []string{"dall-e-2", "gpt-image-1", "whisper-1", "tts-1", "omni-moderation-latest"}
+var mediaModels = []string{"dall-e-2", "gpt-image-1", "whisper-1", "tts-1", "omni-moderation-latest", "text-moderation-latest"}
 
 func newMediaWorld(t *testing.T, opts ...relaytest.Option) *mediaWorld {
 	t.Helper()
@@ -59,6 +59,7 @@ func (m *mediaWorld) price(extra []map[string]any) {
 		{"model": "tts-1", "per_1m_chars": "15"},
 		{"model": "rerank-v3", "per_1k_searches": "2"},
 		{"model": "omni-moderation-latest", "per_call": "0.0001"},
+		{"model": "text-moderation-latest", "input": "1000"},
 	}
 	r := m.root.Do("PUT", "/api/admin/pricing", append(rows, extra...))
 	if r.Status != http.StatusOK {
@@ -277,6 +278,14 @@ func TestMedia_SDKModerations(t *testing.T) {
 		t.Fatalf("results = %+v", res.Results)
 	}
 	wantCost(t, m.logOf(id), "moderations", 100)
+	// Priced by tokens, which moderation answers do not report: the input is counted locally.
+	id = newReqID("mod-tokens")
+	if a := m.call("POST", "/v1/moderations", m.key.Key, map[string]any{"model": "text-moderation-latest", "input": "hello world"}, "X-Request-Id", id); a.status != http.StatusOK {
+		t.Fatalf("moderation: %d %s", a.status, a.body)
+	}
+	if l := m.logOf(id); l.Status != "success" || l.PromptTokens != 2 || l.Cost != 2000 || !l.UsageEstimated {
+		t.Fatalf("token-priced moderation: %s tokens %d cost %d estimated %v", l.Status, l.PromptTokens, l.Cost, l.UsageEstimated)
+	}
 }
 
 // multipart sends a hand-written upload: fields, then one file part.

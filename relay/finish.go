@@ -21,7 +21,7 @@ func (r *Relay) meteredUsage(rq *request, out *outcome) (pricing.Usage, bool) {
 		return pricing.Usage{}, false
 	}
 	if rq.kind.Media() {
-		return mediaUsage(rq, out)
+		return r.mediaUsage(rq, out)
 	}
 	u, present := out.meter.Usage()
 	if out.upstreamErr {

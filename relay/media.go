@@ -114,9 +114,18 @@ func (r *Relay) mediaEstimate(rq *request) int64 {
 // mediaUsage is what a delivered media answer is billed for: the upstream's own counts where it reported them
 // (images returned, audio duration, search units, tokens), else what the request said (the speech characters,
 // the audio's header duration, the searches asked for). estimated says a quantity had to be guessed.
-func mediaUsage(rq *request, out *outcome) (pricing.Usage, bool) {
-	u, _ := out.meter.Usage()
+func (r *Relay) mediaUsage(rq *request, out *outcome) (pricing.Usage, bool) {
+	u, present := out.meter.Usage()
 	m := rq.media
+	estimated := false
+	if !present && (rq.kind == adaptor.KindModerate || rq.kind == adaptor.KindRerank) && rq.price.Input.Sign() > 0 {
+		// Token-priced moderation or rerank whose upstream reported no tokens: count the text sent.
+		var text strings.Builder
+		for _, v := range gjson.GetManyBytes(rq.body, "input", "query", "documents") {
+			text.WriteString(v.String())
+		}
+		u.Input, estimated = int64(r.Counter.Text(rq.model, text.String())), true
+	}
 	u.ImageSize, u.ImageQuality = m.size, m.quality
 	switch rq.kind {
 	case adaptor.KindImage:
@@ -136,7 +145,7 @@ func mediaUsage(rq *request, out *outcome) (pricing.Usage, bool) {
 			}
 		}
 	}
-	return u, false
+	return u, estimated
 }
 
 // mediaAnswer passes a media answer to the client. JSON is read whole (bounded), metered and written like
