@@ -88,9 +88,23 @@ func (h *Billing) PublicPricing(c *gin.Context) {
 			continue
 		}
 		r := pricing.Row(p, &total)
-		out = append(out, gin.H{"model": r.Model, "input": r.Input, "output": r.Output, "cache_read": r.CacheRead,
+		row := gin.H{"model": r.Model, "input": r.Input, "output": r.Output, "cache_read": r.CacheRead,
 			"cache_write": r.CacheWrite, "per_call": r.PerCall, "group": g, "group_ratio": ratio.String(),
-			"tier": tier, "tier_ratio": tierRatio.String(), "ratio": total.String()})
+			"tier": tier, "tier_ratio": tierRatio.String(), "ratio": total.String()}
+		// Units beyond tokens, only where the model has them (images, audio minutes, characters, searches, tiers).
+		for k, v := range map[string]string{"per_image": r.PerImage, "per_audio_minute": r.PerAudioMinute,
+			"per_1m_chars": r.Per1MChars, "per_1k_searches": r.Per1KSearches} {
+			if v != "" {
+				row[k] = v
+			}
+		}
+		if len(r.PerImageBySize) > 0 {
+			row["per_image_by_size"] = r.PerImageBySize
+		}
+		if len(r.Tiers) > 0 {
+			row["tiers"] = r.Tiers
+		}
+		out = append(out, row)
 	}
 	c.JSON(http.StatusOK, out)
 }
