@@ -146,6 +146,24 @@ export interface PriceRow {
   cache_read: string;
   cache_write: string;
   per_call: string;
+  /** USD per image; per_image_by_size overrides it per "1024x1024" or "1024x1024/hd". */
+  per_image?: string;
+  per_image_by_size?: Record<string, string>;
+  /** USD per minute of audio in. */
+  per_audio_minute?: string;
+  /** USD per 1M characters of speech input. */
+  per_1m_chars?: string;
+  /** USD per 1,000 rerank searches. */
+  per_1k_searches?: string;
+  /** Token prices for prompts longer than above_prompt_tokens. */
+  tiers?: PriceTierRow[];
+}
+
+/** A prompt-length tier: above this many prompt tokens, these input and output prices (USD per 1M) apply. */
+export interface PriceTierRow {
+  above_prompt_tokens: number;
+  input: string;
+  output: string;
 }
 
 /** A price of GET /api/pricing: what the caller pays (list price × group ratio × tier ratio). */
@@ -353,6 +371,18 @@ export interface LogPrice {
   cache_read: string;
   cache_write: string;
   per_call: string;
+  /** What was billed beyond tokens, with its unit price. */
+  images?: number;
+  image_size?: string;
+  per_image?: string;
+  audio_seconds?: string;
+  per_audio_minute?: string;
+  chars?: number;
+  per_1m_chars?: string;
+  searches?: number;
+  per_1k_searches?: string;
+  /** The prompt-length tier whose token prices applied. */
+  tier_above_prompt_tokens?: number;
 }
 
 /**

@@ -1,5 +1,6 @@
 import signin from './en/signin';
 import logs from './en/logs';
+import pricingUnits from './en/pricingUnits';
 import channels from './en/channels';
 import logicalGroups from './en/logicalGroups';
 import wallet from './en/wallet';
@@ -186,6 +187,7 @@ const en = {
     fallbackGroupsMax: 'At most {{max}} fallback groups',
   },
   logs,
+  pricingUnits,
   pricing: {
     hintPays: 'What you pay, in USD per 1M tokens: the list price × your group’s ratio × your tier’s ratio. A per-call price replaces the token prices.',
     group: 'Group',

@@ -1,5 +1,6 @@
 import signin from './zh-CN/signin';
 import logs from './zh-CN/logs';
+import pricingUnits from './zh-CN/pricingUnits';
 import channels from './zh-CN/channels';
 import logicalGroups from './zh-CN/logicalGroups';
 import wallet from './zh-CN/wallet';
@@ -185,6 +186,7 @@ const zhCN = {
     fallbackGroupsMax: '最多 {{max}} 个备用分组',
   },
   logs,
+  pricingUnits,
   pricing: {
     hintPays: '你实际支付的价格（每百万 token 美元）：标价 × 分组倍率 × 等级倍率。按次价格替代 token 价格。',
     group: '分组',

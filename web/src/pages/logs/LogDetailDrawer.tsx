@@ -26,6 +26,15 @@ export function candidateOutcome(c: RoutingCandidate, chosen: RoutingDecision['c
   return c.reason ? 'failed' : 'considered';
 }
 
+/** How each breakdown line's unit price reads (token lines: per 1M tokens). */
+const UNIT_PRICE_KEY: Partial<Record<BreakdownLine['key'], string>> = {
+  per_call: 'logs.perCallPrice',
+  images: 'pricingUnits.perImagePrice',
+  audio: 'pricingUnits.perMinutePrice',
+  chars: 'pricingUnits.perMillionCharsPrice',
+  searches: 'pricingUnits.perThousandSearchesPrice',
+};
+
 /**
  * Everything about one relayed request: both ids, tokens and price breakdown; channel, upstream model and
  * each upstream attempt only when the log carries them (the admin view).
@@ -114,8 +123,7 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
               {
                 title: t('logs.unitPrice'),
                 dataIndex: 'price',
-                render: (v: string, line) =>
-                  line.key === 'per_call' ? t('logs.perCallPrice', { price: fmt.price(v) }) : t('logs.perMillion', { price: fmt.price(v) }),
+                render: (v: string, line) => t(UNIT_PRICE_KEY[line.key] ?? 'logs.perMillion', { price: fmt.price(v) }),
               },
               { title: t('logs.amount'), dataIndex: 'units', render: (v: number) => fmt.money(v) },
             ]}

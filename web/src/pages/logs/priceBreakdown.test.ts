@@ -33,4 +33,19 @@ describe('priceBreakdown', () => {
     expect(b.lines.map((l) => l.key)).toEqual(['input', 'output', 'cache_read']);
     expect(b.ratio).toBe(2);
   });
+
+  it('adds lines for images, audio, characters and searches with their unit prices', () => {
+    const b = priceBreakdown({
+      ...base,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      price: { ...base.price, images: 2, per_image: '0.04', audio_seconds: '3', per_audio_minute: '0.006', chars: 1000, per_1m_chars: '15', searches: 1, per_1k_searches: '2' },
+    });
+    expect(b.lines.filter((l) => l.units).map((l) => [l.key, l.tokens, Math.round(l.units)])).toEqual([
+      ['images', 2, 80_000],
+      ['audio', 3, 300],
+      ['chars', 1000, 15_000],
+      ['searches', 1, 2_000],
+    ]);
+  });
 });

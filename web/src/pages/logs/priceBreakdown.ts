@@ -1,10 +1,11 @@
-import type { UsageLog } from '../../api/types';
+import type { LogPrice, UsageLog } from '../../api/types';
 import { UNITS_PER_USD } from '../../lib/money';
 
 export interface BreakdownLine {
-  key: 'input' | 'output' | 'cache_read' | 'cache_write' | 'per_call';
+  key: 'input' | 'output' | 'cache_read' | 'cache_write' | 'per_call' | 'images' | 'audio' | 'chars' | 'searches';
+  /** Tokens, or the quantity of a unit beyond tokens (images, seconds, characters, searches). */
   tokens: number | null;
-  /** USD per 1M tokens, or USD per call for per_call. */
+  /** USD per 1M tokens, per call, per image, per audio minute, per 1M characters or per 1,000 searches. */
   price: string;
   /** Cost before the group ratio, in units. */
   units: number;
@@ -51,5 +52,25 @@ export function priceBreakdown(log: UsageLog): { lines: BreakdownLine[]; subtota
       units: log.cache_write_tokens * num(price.cache_write),
     });
   }
+  lines.push(...unitLines(price));
   return { lines, subtotal: lines.reduce((sum, l) => sum + l.units, 0), ratio };
+}
+
+/** Lines for what was billed beyond tokens: images, audio seconds, speech characters, rerank searches. */
+function unitLines(price: LogPrice): BreakdownLine[] {
+  const lines: BreakdownLine[] = [];
+  if (price.images) {
+    lines.push({ key: 'images', tokens: price.images, price: price.per_image ?? '0', units: price.images * num(price.per_image) * UNITS_PER_USD });
+  }
+  const seconds = num(price.audio_seconds);
+  if (seconds) {
+    lines.push({ key: 'audio', tokens: seconds, price: price.per_audio_minute ?? '0', units: (seconds / 60) * num(price.per_audio_minute) * UNITS_PER_USD });
+  }
+  if (price.chars) {
+    lines.push({ key: 'chars', tokens: price.chars, price: price.per_1m_chars ?? '0', units: price.chars * num(price.per_1m_chars) });
+  }
+  if (price.searches) {
+    lines.push({ key: 'searches', tokens: price.searches, price: price.per_1k_searches ?? '0', units: price.searches * num(price.per_1k_searches) * 1000 });
+  }
+  return lines;
 }

@@ -34,7 +34,12 @@ beforeEach(() => {
     if (url.startsWith('/api/pricing')) {
       const params = new URL(url, 'http://x').searchParams;
       const group = params.get('group') ?? 'default';
-      const rows = [price('gpt-4o-mini', group, group === 'premium' ? '1.5' : '1', group === 'premium' ? '1.2' : '0.8'), price('claude-x', group, '1', '3')];
+      const rows = [
+        price('gpt-4o-mini', group, group === 'premium' ? '1.5' : '1', group === 'premium' ? '1.2' : '0.8'),
+        price('claude-x', group, '1', '3'),
+        { ...price('dall-e-3', group, '1', '0'), per_image: '0.04', per_image_by_size: { '1024x1792/hd': '0.12' }, per_audio_minute: undefined },
+        { ...price('whisper-1', group, '1', '0'), per_audio_minute: '0.006' },
+      ];
       return json(rows.filter((r) => r.model.includes(params.get('q') ?? '')));
     }
     if (url.startsWith('/api/status')) return json({ display_currency: 'USD' });
@@ -51,6 +56,10 @@ describe('PricingPage', () => {
     expect(await screen.findByTestId('price-input-gpt-4o-mini')).toHaveTextContent('$0.80');
     expect(screen.getByTestId('pricing-ratios')).toHaveTextContent('vip ×0.8');
     expect(screen.getByTestId('pricing-ratios')).toHaveTextContent('default ×1');
+    expect(screen.getByTestId('price-units-dall-e-3')).toHaveTextContent('/ image');
+    expect(screen.getByTestId('price-units-dall-e-3')).toHaveTextContent('1024x1792/hd');
+    expect(screen.getByTestId('price-units-whisper-1')).toHaveTextContent('/ minute');
+    expect(screen.queryByTestId('price-units-gpt-4o-mini')).not.toBeInTheDocument();
     fireEvent.change(screen.getByPlaceholderText('Search models'), { target: { value: 'claude' } });
     await waitFor(() => expect(screen.queryByTestId('price-input-gpt-4o-mini')).not.toBeInTheDocument());
     expect(screen.getByTestId('price-input-claude-x')).toHaveTextContent('$3.00');

@@ -48,6 +48,28 @@ export default function PricingPage() {
     },
   ];
 
+  // Units beyond tokens, one line each, only where the model has them.
+  const otherUnits = (r: EffectivePrice) => {
+    const lines: string[] = [];
+    if (r.per_image) lines.push(t('pricingUnits.perImagePrice', { price: fmt.price(r.per_image) }));
+    for (const [size, price] of Object.entries(r.per_image_by_size ?? {})) lines.push(t('pricingUnits.sizePrice', { size, price: fmt.price(price) }));
+    if (r.per_audio_minute) lines.push(t('pricingUnits.perMinutePrice', { price: fmt.price(r.per_audio_minute) }));
+    if (r.per_1m_chars) lines.push(t('pricingUnits.perMillionCharsPrice', { price: fmt.price(r.per_1m_chars) }));
+    if (r.per_1k_searches) lines.push(t('pricingUnits.perThousandSearchesPrice', { price: fmt.price(r.per_1k_searches) }));
+    for (const tier of r.tiers ?? [])
+      lines.push(t('pricingUnits.tierPrice', { tokens: fmt.number(tier.above_prompt_tokens), input: fmt.price(tier.input), output: fmt.price(tier.output) }));
+    return lines.length ? (
+      <Space direction="vertical" size={0} data-testid={`price-units-${r.model}`}>
+        {lines.map((l) => (
+          <span key={l}>{l}</span>
+        ))}
+      </Space>
+    ) : (
+      t('common.none')
+    );
+  };
+  columns.push({ title: t('pricingUnits.otherUnits'), key: 'units', render: (_, r) => otherUnits(r) });
+
   const groupOptions = (groups.data ?? []).map((g) => ({
     value: g.name,
     label: t('pricing.groupOption', { name: g.display_name || g.name, ratio: g.ratio || '1' }),

@@ -3,24 +3,14 @@ import { App, Button, Form, Input, Table, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAdminPricing, useSavePricing } from '../../../api/pricing';
-import type { PriceRow } from '../../../api/types';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
 import { downloadFile } from '../../../lib/download';
 import { decimalRules } from '../../../lib/validation';
 import { PricingImportModal } from './PricingImportModal';
 
-const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
-const EMPTY_ROW: PriceRow = { model: '', input: '0', output: '0', cache_read: '0', cache_write: '0', per_call: '0' };
-
-/** Normalizes edited rows for PUT: trimmed, blank prices as "0". */
-export function cleanPriceRows(rows: PriceRow[]): PriceRow[] {
-  return rows.map((row) => {
-    const out = { ...row, model: row.model.trim() };
-    for (const field of PRICE_FIELDS) out[field] = String(row[field] ?? '').trim() || '0';
-    return out;
-  });
-}
+import { PriceExtras } from './PriceExtras';
+import { cleanPriceRows, EMPTY_ROW, TOKEN_FIELDS, toFormRows, UNIT_FIELDS, type PriceFormRow } from './priceRows';
 
 /** The whole price table, edited in place and saved in one PUT. */
 export default function ModelPricingPage() {
@@ -28,7 +18,7 @@ export default function ModelPricingPage() {
   const { message } = App.useApp();
   const pricing = useAdminPricing();
   const save = useSavePricing();
-  const [form] = Form.useForm<{ rows: PriceRow[] }>();
+  const [form] = Form.useForm<{ rows: PriceFormRow[] }>();
   const [importing, setImporting] = useState(false);
   const [exporting, setExporting] = useState(false);
 
@@ -44,10 +34,10 @@ export default function ModelPricingPage() {
   };
 
   useEffect(() => {
-    if (pricing.data) form.setFieldsValue({ rows: pricing.data });
+    if (pricing.data) form.setFieldsValue({ rows: toFormRows(pricing.data) });
   }, [pricing.data, form]);
 
-  const onFinish = ({ rows }: { rows: PriceRow[] }) =>
+  const onFinish = ({ rows }: { rows: PriceFormRow[] }) =>
     save.mutate(cleanPriceRows(rows ?? []), {
       onSuccess: () => message.success(t('common.saved')),
       onError: (err) => message.error(err.message),
@@ -55,7 +45,7 @@ export default function ModelPricingPage() {
 
   const uniqueModel = {
     validator: (_: unknown, value: string) => {
-      const rows: PriceRow[] = form.getFieldValue('rows') ?? [];
+      const rows: PriceFormRow[] = form.getFieldValue('rows') ?? [];
       const count = rows.filter((r) => r?.model?.trim() === value?.trim()).length;
       return count > 1 ? Promise.reject(new Error(t('modelPricing.duplicate'))) : Promise.resolve();
     },
@@ -73,7 +63,7 @@ export default function ModelPricingPage() {
             <Button icon={<DownloadOutlined />} onClick={() => void onExport()} loading={exporting} data-testid="price-export">
               {t('priceImport.export')}
             </Button>
-            <Button icon={<UndoOutlined />} onClick={() => form.setFieldsValue({ rows: pricing.data ?? [] })}>
+            <Button icon={<UndoOutlined />} onClick={() => form.setFieldsValue({ rows: toFormRows(pricing.data ?? []) })}>
               {t('common.reset')}
             </Button>
             <Button type="primary" icon={<SaveOutlined />} loading={save.isPending} onClick={() => form.submit()}>
@@ -83,6 +73,7 @@ export default function ModelPricingPage() {
         }
       />
       <Typography.Paragraph type="secondary">{t('modelPricing.hint')}</Typography.Paragraph>
+      <Typography.Paragraph type="secondary">{t('pricingUnits.hint')}</Typography.Paragraph>
       {pricing.error ? <QueryError error={pricing.error} onRetry={() => void pricing.refetch()} /> : null}
       <Form form={form} onFinish={onFinish} name="pricing-form" component="div">
         <Form.List name="rows">
@@ -94,6 +85,7 @@ export default function ModelPricingPage() {
                 loading={pricing.isPending}
                 dataSource={fields}
                 pagination={false}
+                expandable={{ expandedRowRender: (field) => <PriceExtras row={field.name} /> }}
                 scroll={{ x: 'max-content' }}
                 locale={{ emptyText: pricing.error ? t('common.loadFailed') : t('modelPricing.empty') }}
                 columns={[
@@ -110,8 +102,8 @@ export default function ModelPricingPage() {
                       </Form.Item>
                     ),
                   },
-                  ...PRICE_FIELDS.map((price) => ({
-                    title: t(`modelPricing.${price}`),
+                  ...[...TOKEN_FIELDS, ...UNIT_FIELDS].map((price) => ({
+                    title: (UNIT_FIELDS as readonly string[]).includes(price) ? t(`pricingUnits.${price}`) : t(`modelPricing.${price}`),
                     key: price,
                     render: (_: unknown, field: { name: number }) => (
                       <Form.Item name={[field.name, price]} style={{ margin: 0, width: 110 }} rules={decimalRules(t)}>
