@@ -62,6 +62,13 @@ func TestMedia_BadUploadsAndBodiesGetOpenAIErrorsAndCostNothing(t *testing.T) {
 			b := "--XyZ\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--XyZ\r\nContent-Disposition: form-data; name=\"MODEL\"\r\n\r\ntts-1\r\n--XyZ--\r\n"
 			return m.raw("/v1/audio/transcriptions", id, "multipart/form-data; boundary=XyZ", []byte(b))
 		}, http.StatusBadRequest, "duplicate_key"},
+		{"a second model smuggled as a file part", func(id string) *answer {
+			b := "--XyZ\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--XyZ\r\nContent-Disposition: form-data; name=\"Model\"; filename=\"m\"\r\n\r\ngpt-4o-transcribe\r\n--XyZ--\r\n"
+			return m.raw("/v1/audio/transcriptions", id, "multipart/form-data; boundary=XyZ", []byte(b))
+		}, http.StatusBadRequest, "duplicate_key"},
+		{"image size twice in different case", func(id string) *answer {
+			return m.call("POST", "/v1/images/generations", m.key.Key, `{"model":"dall-e-2","prompt":"x","size":"256x256","SIZE":"1024x1792"}`, "X-Request-Id", id)
+		}, http.StatusBadRequest, "duplicate_key"},
 		{"no file", func(id string) *answer {
 			return m.multipart("/v1/audio/transcriptions", id, stt, "", "", nil)
 		}, http.StatusBadRequest, "validation_failed"},

@@ -102,7 +102,9 @@ func (r *Relay) readUpload(c *gin.Context, ep adaptor.Endpoint) (*upload, *relay
 		if name == "" {
 			return fail(newErr(http.StatusBadRequest, "upload_invalid", "a part without a form-data name"))
 		}
-		if key := strings.ToLower(name); uploadFields[key] && p.FileName() == "" {
+		// A field the gateway reads is read wherever it comes, a file part too: an upstream must not see a
+		// second model (or size) the gateway did not bill.
+		if key := strings.ToLower(name); uploadFields[key] {
 			if _, dup := u.fields[key]; dup {
 				return fail(newErr(http.StatusBadRequest, "duplicate_key", key))
 			}

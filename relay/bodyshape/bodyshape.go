@@ -57,7 +57,8 @@ func (e *Error) Error() string {
 // output an upstream bills. Keep it in step with those readers.
 var readFields = [...]string{"model", "stream", "max_tokens", "max_completion_tokens", "max_output_tokens", "n", "best_of",
 	"stream_options", "tools", "functions", "messages", "input", "instructions", "prompt", "system",
-	"metadata", "user", "conversation", "prompt_cache_key", "safety_identifier"}
+	"metadata", "user", "conversation", "prompt_cache_key", "safety_identifier",
+	"size", "quality", "documents", "query", "response_format"} // media: the image price's size and quality, rerank's searches
 
 // optionsRead are the stream_options fields the gateway reads and writes.
 var optionsRead = [...]string{"include_usage"}
