@@ -5,6 +5,7 @@ package relay_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -157,4 +158,34 @@ func TestMedia_UploadFailedOnOneChannelIsResentByteForByteToTheNext(t *testing.T
 		t.Fatalf("spool files left: %v", left)
 	}
 	_ = os.Getpid
+}
+
+// A channel test of a moderation, rerank, embedding or speech model calls that model's own endpoint (a chat
+// call would fail and count against a healthy channel); speech passes on audio bytes, not JSON.
+func TestMedia_ChannelTestsCallTheModelsOwnEndpoint(t *testing.T) {
+	t.Parallel()
+	m := newMediaWorld(t)
+	oaID := m.channelID("openai", m.up.URL, []string{"tts-1", "omni-moderation-latest", "text-embedding-3-small"})
+	rrID := m.channelID("openai-compatible", m.up.URL, []string{"bge-reranker-v2"})
+	for _, tc := range []struct {
+		id    int64
+		model string
+		path  string
+	}{
+		{oaID, "tts-1", "/v1/audio/speech"}, {oaID, "omni-moderation-latest", "/v1/moderations"},
+		{oaID, "text-embedding-3-small", "/v1/embeddings"}, {rrID, "bge-reranker-v2", "/v1/rerank"},
+	} {
+		res := m.root.Do("POST", fmt.Sprintf("/api/admin/channels/%d/test", tc.id), map[string]any{"model": tc.model})
+		if res.Status != http.StatusOK || !strings.Contains(string(res.Body), `"ok":true`) {
+			t.Fatalf("%s: %d %s", tc.model, res.Status, res.Body)
+		}
+		if last, _ := m.up.Last(); last.Path != tc.path || last.Model != tc.model {
+			t.Fatalf("%s: the test called %s", tc.model, last.Path)
+		}
+	}
+}
+
+// channelID creates a channel of typ on url serving models.
+func (m *mediaWorld) channelID(typ, url string, models []string) int64 {
+	return m.channel(chanSpec{Type: typ, Name: fmt.Sprintf("%s-%d", typ, chanSeq.Add(1)), BaseURL: url, Keys: []string{"sk-test-0"}, Models: models})
 }

@@ -71,7 +71,7 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 		switch {
 		case err != nil:
 			f = classifyErr(err, context.Cause(x.ctx), ctx.Err() != nil)
-		case !gjson.ValidBytes(b):
+		case adaptor.Info(ep).Answer == adaptor.AnswerJSON && !gjson.ValidBytes(b): // speech answers audio
 			f = &failure{class: ClassBadReply, err: errors.New("invalid JSON")}
 		}
 		x.close()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -81,7 +82,20 @@ func (Adaptor) Terminal(e adaptor.Endpoint, _ string, data []byte) bool {
 // ParseModels implements adaptor.Adaptor: {"data":[{"id":...}]}.
 func (Adaptor) ParseModels(body []byte) []string { return adaptor.DataIDs(body) }
 
-// TestCall implements adaptor.Adaptor: one tiny chat completion.
-func (Adaptor) TestCall(model string) (adaptor.Endpoint, []byte) {
-	return adaptor.ChatCompletions, []byte(`{"model":` + strconv.Quote(model) + `,"max_tokens":8,"messages":[{"role":"user","content":"ping"}]}`)
+// TestCall implements adaptor.Adaptor: one tiny call on the endpoint the model's name says it serves —
+// moderations, rerank, embeddings, speech (four characters) — else a chat completion. Image and transcription
+// models have no call cheap enough to test them by; a channel of those names a chat model as its test model.
+func (a Adaptor) TestCall(model string) (adaptor.Endpoint, []byte) {
+	m, name := strconv.Quote(model), strings.ToLower(model)
+	switch {
+	case strings.Contains(name, "moderation"):
+		return adaptor.Moderations, []byte(`{"model":` + m + `,"input":"ping"}`)
+	case strings.Contains(name, "rerank") && a.Supports(adaptor.Rerank):
+		return adaptor.Rerank, []byte(`{"model":` + m + `,"query":"ping","documents":["ping"],"top_n":1}`)
+	case strings.Contains(name, "embedding"):
+		return adaptor.Embeddings, []byte(`{"model":` + m + `,"input":"ping"}`)
+	case strings.HasPrefix(name, "tts-") || strings.Contains(name, "-tts"):
+		return adaptor.AudioSpeech, []byte(`{"model":` + m + `,"input":"ping","voice":"alloy"}`)
+	}
+	return adaptor.ChatCompletions, []byte(`{"model":` + m + `,"max_tokens":8,"messages":[{"role":"user","content":"ping"}]}`)
 }
