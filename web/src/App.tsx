@@ -1,4 +1,4 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { focusManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App as AntdApp, ConfigProvider, theme } from 'antd';
 import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
@@ -15,6 +15,22 @@ function shouldRetry(failureCount: number, error: unknown): boolean {
   if (error instanceof ApiError && error.status >= 400 && error.status < 500) return false;
   return failureCount < 2;
 }
+
+/**
+ * TanStack Query refetches "on focus" only on visibilitychange; a window that regains focus without being
+ * hidden (another window on top, a second monitor) also counts, so balances are fresh when the user looks.
+ */
+focusManager.setEventListener((handleFocus) => {
+  if (typeof window === 'undefined') return undefined;
+  const onVisibility = () => handleFocus(document.visibilityState !== 'hidden');
+  const onFocus = () => handleFocus(true);
+  window.addEventListener('visibilitychange', onVisibility, false);
+  window.addEventListener('focus', onFocus, false);
+  return () => {
+    window.removeEventListener('visibilitychange', onVisibility);
+    window.removeEventListener('focus', onFocus);
+  };
+});
 
 export function createQueryClient(): QueryClient {
   return new QueryClient({

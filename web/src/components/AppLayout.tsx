@@ -32,6 +32,7 @@ import { logout, useSiteStatus } from '../api/auth';
 import { useSession } from '../auth/SessionProvider';
 import { LanguageSwitch } from './LanguageSwitch';
 import { ThemeToggle } from './ThemeToggle';
+import { useFormat } from '../lib/useFormat';
 
 const { Header, Sider, Content } = Layout;
 
@@ -47,6 +48,7 @@ export function AppLayout() {
   const siderCollapsed = collapsed ?? isMobile;
   const status = useSiteStatus();
   const { token } = theme.useToken();
+  const fmt = useFormat();
 
   const items: MenuProps['items'] = [
     { key: '/console', icon: <DashboardOutlined />, label: t('nav.dashboard') },
@@ -121,16 +123,18 @@ export function AppLayout() {
             {siderCollapsed ? siteName.slice(0, 1) : siteName}
           </Typography.Text>
         </Flex>
-        <Menu
-          mode="inline"
-          selectedKeys={[selected]}
-          items={items}
-          style={{ borderInlineEnd: 0 }}
-          onClick={({ key }) => {
-            navigate(key);
-            if (isMobile) setCollapsed(true);
-          }}
-        />
+        <nav aria-label={t('header.navigation')}>
+          <Menu
+            mode="inline"
+            selectedKeys={[selected]}
+            items={items}
+            style={{ borderInlineEnd: 0 }}
+            onClick={({ key }) => {
+              navigate(key);
+              if (isMobile) setCollapsed(true);
+            }}
+          />
+        </nav>
       </Sider>
       <Layout>
         <Header
@@ -153,6 +157,9 @@ export function AppLayout() {
             onClick={() => setCollapsed(!siderCollapsed)}
           />
           <Flex align="center" gap={4}>
+            <Typography.Text data-testid="header-balance" aria-label={t('dashboard.balance')} style={{ marginInlineEnd: 8, whiteSpace: 'nowrap' }}>
+              <WalletOutlined aria-hidden /> {fmt.money(user?.quota)}
+            </Typography.Text>
             <LanguageSwitch />
             <ThemeToggle />
             <Dropdown menu={{ items: userMenu, onClick: onUserMenu }} trigger={['click']}>

@@ -7,8 +7,10 @@ import alertSettings from './en/alertSettings';
 /** English UI text. Keys are grouped by page; zh-CN.ts has the same keys. */
 import oauth from './en/oauth';
 import security from './en/security';
+import site from './en/site';
 const en = {
   signin,
+  site,
   app: { name: 'Tollgate' },
   security,
   header: {
@@ -16,6 +18,7 @@ const en = {
     darkMode: 'Dark mode',
     lightMode: 'Light mode',
     toggleMenu: 'Toggle menu',
+    navigation: 'Main navigation',
   },
   nav: {
     business: 'Business',

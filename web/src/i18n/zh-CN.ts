@@ -7,8 +7,10 @@ import alertSettings from './zh-CN/alertSettings';
 /** 简体中文界面文本，键与 en.ts 一致。 */
 import oauth from './zh-CN/oauth';
 import security from './zh-CN/security';
+import site from './zh-CN/site';
 const zhCN = {
   signin,
+  site,
   app: { name: 'Tollgate' },
   security,
   header: {
@@ -16,6 +18,7 @@ const zhCN = {
     darkMode: '深色模式',
     lightMode: '浅色模式',
     toggleMenu: '展开或收起菜单',
+    navigation: '主导航',
   },
   nav: {
     business: '经营',
