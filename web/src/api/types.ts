@@ -72,6 +72,8 @@ export interface SiteStatus {
   password_reset?: boolean;
   /** The captcha widget to show, or null when none is configured. */
   captcha?: CaptchaStatus | null;
+  /** The site's public base URL (setting/env), for connection snippets; the page's origin when absent. */
+  public_base_url?: string;
 }
 
 export interface CaptchaStatus {

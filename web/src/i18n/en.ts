@@ -8,9 +8,11 @@ import alertSettings from './en/alertSettings';
 import oauth from './en/oauth';
 import security from './en/security';
 import site from './en/site';
+import connect from './en/connect';
 const en = {
   signin,
   site,
+  connect,
   app: { name: 'Tollgate' },
   security,
   header: {

@@ -8,9 +8,11 @@ import alertSettings from './zh-CN/alertSettings';
 import oauth from './zh-CN/oauth';
 import security from './zh-CN/security';
 import site from './zh-CN/site';
+import connect from './zh-CN/connect';
 const zhCN = {
   signin,
   site,
+  connect,
   app: { name: 'Tollgate' },
   security,
   header: {
