@@ -1,4 +1,4 @@
-import { Alert, Card, Descriptions, Tabs, Typography } from 'antd';
+import { Alert, Card, Tabs, Typography } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBaseUrl, useKeyModels } from '../../api/relay';
@@ -40,18 +40,21 @@ export function QuickStart({ apiKey, bordered = true }: { apiKey?: string | null
   );
   const body = (
     <>
-      <Descriptions size="small" column={1} bordered style={{ marginBottom: 12 }}>
-        <Descriptions.Item label={t('connect.baseUrl')}>
+      <dl className="tg-connect-facts">
+        <dt>{t('connect.baseUrl')}</dt>
+        <dd>
           <Typography.Text className="tg-mono" copyable={{ text: baseUrl, tooltips: [t('common.copy'), t('common.copied')] }} data-testid="connect-base-url">
             {baseUrl}
           </Typography.Text>
-        </Descriptions.Item>
-        <Descriptions.Item label={t('connect.openaiBase')}>
+        </dd>
+        <dt>{t('connect.openaiBase')}</dt>
+        <dd>
           <Typography.Text className="tg-mono" copyable={{ text: `${baseUrl}/v1`, tooltips: [t('common.copy'), t('common.copied')] }}>
             {`${baseUrl}/v1`}
           </Typography.Text>
-        </Descriptions.Item>
-        <Descriptions.Item label={t('connect.key')}>
+        </dd>
+        <dt>{t('connect.key')}</dt>
+        <dd>
           {known ? (
             <Typography.Text className="tg-mono" copyable={{ text: apiKey!, tooltips: [t('common.copy'), t('common.copied')] }} data-testid="connect-key">
               {apiKey}
@@ -59,8 +62,8 @@ export function QuickStart({ apiKey, bordered = true }: { apiKey?: string | null
           ) : (
             <Typography.Text type="secondary">{t('connect.keyHint')}</Typography.Text>
           )}
-        </Descriptions.Item>
-      </Descriptions>
+        </dd>
+      </dl>
       {!known ? <Alert type="info" showIcon title={t('connect.placeholderHint')} style={{ marginBottom: 12 }} /> : null}
       <Tabs
         size="small"
