@@ -247,7 +247,14 @@ export interface Channel {
   /** Per-model upstream prices that override either. */
   cost_prices?: Record<string, CostPrice>;
   created_at: string;
-  health?: { state: HealthState; success_rate?: number; latency_ms?: number; fleet_1h?: FleetStats };
+  health?: {
+    state: HealthState;
+    success_rate?: number;
+    latency_ms?: number;
+    /** Calls (tests included) this node saw in the last hour; 0: rate and latency mean nothing. */
+    requests_1h?: number;
+    fleet_1h?: FleetStats;
+  };
 }
 
 export type ChannelInput = Partial<Omit<Channel, 'id' | 'created_at' | 'health' | 'cost_price' | 'cost_ratio'>> & {

@@ -9,10 +9,12 @@ import oauth from './en/oauth';
 import security from './en/security';
 import site from './en/site';
 import connect from './en/connect';
+import playground from './en/playground';
 const en = {
   signin,
   site,
   connect,
+  playground,
   app: { name: 'Tollgate' },
   security,
   header: {
@@ -29,6 +31,7 @@ const en = {
     dashboard: 'Dashboard',
     keys: 'API keys',
     logs: 'Usage logs',
+    playground: 'Playground',
     pricing: 'Pricing',
     profile: 'Profile',
     admin: 'Administration',

@@ -9,10 +9,12 @@ import oauth from './zh-CN/oauth';
 import security from './zh-CN/security';
 import site from './zh-CN/site';
 import connect from './zh-CN/connect';
+import playground from './zh-CN/playground';
 const zhCN = {
   signin,
   site,
   connect,
+  playground,
   app: { name: 'Tollgate' },
   security,
   header: {
@@ -29,6 +31,7 @@ const zhCN = {
     dashboard: '控制台',
     keys: 'API 密钥',
     logs: '使用日志',
+    playground: '调试台',
     pricing: '模型价格',
     profile: '个人资料',
     admin: '管理',

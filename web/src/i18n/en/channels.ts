@@ -36,6 +36,8 @@ const channels = {
   health_open: 'Tripped',
   health_disabled: 'Disabled',
   health_unknown: 'Unknown',
+  health_no_data: 'No data',
+  health_failing: 'Failing',
   healthTitle: 'Health of {{name}}',
   successLatency: 'Success / latency',
   baseUrl: 'Base URL',

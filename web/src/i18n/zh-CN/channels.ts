@@ -36,6 +36,8 @@ const channels = {
   health_open: '已熔断',
   health_disabled: '已禁用',
   health_unknown: '未知',
+  health_no_data: '暂无数据',
+  health_failing: '异常',
   healthTitle: '{{name}} 的健康状态',
   successLatency: '成功率 / 延迟',
   baseUrl: '接口地址',
