@@ -282,6 +282,7 @@ const en = {
   },
   modelPricing: {
     title: 'Model pricing',
+    cellLabel: '{{field}}, row {{row}}',
     hint: 'USD per 1M tokens; a non-zero per-call price (USD per call) replaces the token prices. Saving replaces the whole table.',
     saveAll: 'Save all',
     addRow: 'Add model',

@@ -281,6 +281,7 @@ const zhCN = {
   },
   modelPricing: {
     title: '模型定价',
+    cellLabel: '第 {{row}} 行{{field}}',
     hint: '单位为美元 / 百万 Token；非零的按次价格（美元 / 次）会取代 Token 价格。保存将替换整张价格表。',
     saveAll: '全部保存',
     addRow: '添加模型',

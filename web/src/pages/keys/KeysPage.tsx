@@ -129,6 +129,7 @@ export default function KeysPage() {
             <Input.Search
               allowClear
               placeholder={t('keys.search')}
+              aria-label={t('keys.search')}
               onSearch={(value) => {
                 setQ(value.trim());
                 setPage(1);
