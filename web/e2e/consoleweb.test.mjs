@@ -330,7 +330,14 @@ describe('accessibility and languages', () => {
               return {
                 violations: r.violations
                   .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-                  .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })),
+                  .map((v) => ({
+                    id: v.id,
+                    impact: v.impact,
+                    nodes: v.nodes.slice(0, 3).map((n) => {
+                      const d = n.any?.[0]?.data;
+                      return n.target.join(' ') + (d?.fgColor ? ` (${d.fgColor} on ${d.bgColor}: ${d.contrastRatio})` : '');
+                    }),
+                  })),
                 h1: document.querySelectorAll('h1').length,
                 nav: document.querySelectorAll('nav, [role="navigation"]').length,
               };

@@ -2,7 +2,7 @@ import { focusManager, QueryClient, QueryClientProvider } from '@tanstack/react-
 import { App as AntdApp, ConfigProvider, theme } from 'antd';
 import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
@@ -44,6 +44,9 @@ export function createQueryClient(): QueryClient {
 function ThemedApp({ children }: { children: ReactNode }) {
   const { mode } = useThemeMode();
   const { i18n } = useTranslation();
+  useEffect(() => {
+    document.documentElement.dataset.theme = mode; // styles.css darkens tag text in the light theme
+  }, [mode]);
   return (
     <ConfigProvider
       locale={i18n.language === 'zh-CN' ? zhCN : enUS}
@@ -64,6 +67,7 @@ function ThemedApp({ children }: { children: ReactNode }) {
  */
 const LIGHT_CONTRAST = {
   colorPrimary: '#0958d9',
+  colorError: '#cf1322',
   colorLink: '#0958d9',
   colorTextSecondary: 'rgba(0, 0, 0, 0.65)',
   colorTextTertiary: 'rgba(0, 0, 0, 0.62)',

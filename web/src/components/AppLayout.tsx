@@ -34,6 +34,7 @@ import { useSession } from '../auth/SessionProvider';
 import { LanguageSwitch } from './LanguageSwitch';
 import { ThemeToggle } from './ThemeToggle';
 import { useFormat } from '../lib/useFormat';
+import { useTableA11yPatches } from './a11yPatches';
 
 const { Header, Sider, Content } = Layout;
 
@@ -50,6 +51,7 @@ export function AppLayout() {
   const status = useSiteStatus();
   const { token } = theme.useToken();
   const fmt = useFormat();
+  useTableA11yPatches();
 
   const items: MenuProps['items'] = [
     { key: '/console', icon: <DashboardOutlined />, label: t('nav.dashboard') },
