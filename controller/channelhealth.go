@@ -34,14 +34,16 @@ type healthSummary struct {
 	State       string  `json:"state"`
 	SuccessRate float64 `json:"success_rate"`
 	LatencyMs   float64 `json:"latency_ms"`
-	// Requests1h is how many calls (tests included) this node saw on the channel in the last hour: with 0 the
+	// Requests1h is how many calls (failed tests included) this node saw on the channel in the last hour: with 0 the
 	// success rate (1) and latency (0) mean "no data", not "healthy".
-	Requests1h    int64   `json:"requests_1h"`
-	FirstByteMs   float64 `json:"first_byte_ms"`
-	Active        int64   `json:"active"`
-	KeysCooling   int     `json:"keys_cooling"`
-	KeysDisabled  int     `json:"keys_disabled"`
-	CooldownUntil any     `json:"cooldown_until,omitempty"`
+	Requests1h int64 `json:"requests_1h"`
+	// LastTest is the channel's latest test (any node), shown when there is no live traffic to go by.
+	LastTest      *channel.LastTest `json:"last_test,omitempty"`
+	FirstByteMs   float64           `json:"first_byte_ms"`
+	Active        int64             `json:"active"`
+	KeysCooling   int               `json:"keys_cooling"`
+	KeysDisabled  int               `json:"keys_disabled"`
+	CooldownUntil any               `json:"cooldown_until,omitempty"`
 	// Fleet is every node's traffic on the channel over the last hour (service/fleet).
 	Fleet *fleet.Stats `json:"fleet_1h,omitempty"`
 }

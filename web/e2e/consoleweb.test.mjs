@@ -285,6 +285,59 @@ describe('the admin', () => {
   });
 });
 
+describe('channel health from tests', () => {
+  let browser;
+  before(async () => {
+    browser = await openBrowser();
+    await signIn(browser.page, 'root', ROOT_PASSWORD);
+  });
+  after(async () => browser?.close());
+
+  test('a channel that failed its tests is not "Healthy"; a passed test fills the latency column', async () => {
+    const dead = await root('POST', '/api/admin/channels', {
+      type: 'openai',
+      name: `dead-line-${suffix}`,
+      base_url: 'http://127.0.0.1:9',
+      keys: ['sk-dead'],
+      models: ['gpt-4o'],
+      groups: ['nobody'],
+      priority: 0,
+      weight: 1,
+    });
+    const ok = await root('POST', '/api/admin/channels', {
+      type: 'openai',
+      name: `tested-line-${suffix}`,
+      base_url: upstream.url,
+      keys: ['sk-fake-upstream-key-3'],
+      models: [MODEL],
+      groups: ['nobody'],
+      priority: 0,
+      weight: 1,
+    });
+    const { page } = browser;
+    await withScreenshot(page, 'cw-tested-health', async () => {
+      await page.goto(`${tollgate.url}/console/admin/channels`);
+      const deadRow = page.locator('.ant-table-tbody tr.ant-table-row', { hasText: dead.name });
+      const okRow = page.locator('.ant-table-tbody tr.ant-table-row', { hasText: ok.name });
+      await deadRow.waitFor();
+      assert.equal(await text(deadRow.getByTestId('health-state')), 'No data');
+      // Tested from the page, as an admin does: the rows update without a reload.
+      for (let i = 0; i < 2; i++) {
+        await deadRow.getByRole('button', { name: 'Test' }).click();
+        await page.locator('.ant-message-notice').last().waitFor();
+      }
+      await okRow.getByRole('button', { name: 'Test' }).click();
+      await eventually(async () => (await text(deadRow.getByTestId('health-state'))) !== 'No data', { what: 'the failed tests counted' });
+      const state = await text(deadRow.getByTestId('health-state'));
+      assert.ok(state !== 'Healthy', `a channel that failed every test shows ${state}`);
+      await eventually(async () => (await text(okRow.getByTestId('health-state'))) === 'Test passed', { what: 'the passed test shown' });
+      // The latency column shows the test's latency, said to be a test's (no live traffic to go by).
+      assert.match(await text(okRow.getByTestId('channel-test-latency')), /^Test: \d+(\.\d+)?\s*(ms|s)$/);
+      assert.match(await text(deadRow.getByTestId('channel-test-latency')), /^Test failed/);
+    });
+  });
+});
+
 const PAGES_OUT = ['/login', '/register', '/forgot-password'];
 const PAGES_USER = ['/console', '/console/keys', '/console/logs', '/console/playground', '/console/wallet', '/console/pricing', '/console/profile'];
 const PAGES_ADMIN = [

@@ -253,6 +253,8 @@ export interface Channel {
     latency_ms?: number;
     /** Calls (tests included) this node saw in the last hour; 0: rate and latency mean nothing. */
     requests_1h?: number;
+    /** The channel's latest test (any node). */
+    last_test?: { ok: boolean; latency_ms: number; error_class?: string; at: string };
     fleet_1h?: FleetStats;
   };
 }

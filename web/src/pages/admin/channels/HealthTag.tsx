@@ -4,9 +4,10 @@ import { useChannelHealth } from '../../../api/channels';
 import type { Channel, HealthState } from '../../../api/types';
 import { useFormat } from '../../../lib/useFormat';
 
-const COLORS: Record<HealthState | 'ok' | 'cooling' | 'no_data' | 'failing', string> = {
+const COLORS: Record<HealthState | 'ok' | 'cooling' | 'no_data' | 'failing' | 'tested_ok', string> = {
   no_data: 'default',
   failing: 'error',
+  tested_ok: 'success',
   closed: 'success',
   ok: 'success',
   cooling: 'warning',
@@ -42,8 +43,10 @@ export function honestState(state: HealthState | string | undefined, health: Cha
   if (state !== 'closed' || !health) return state;
   const live = health.requests_1h ?? 0;
   const fleet = health.fleet_1h?.attempts ?? 0;
-  if (live === 0 && fleet === 0) return 'no_data';
-  if (live > 0 && (health.success_rate ?? 1) < 0.5) return 'failing';
+  const test = health.last_test;
+  if (test && !test.ok) return 'failing';
+  if (live > 0 && (health.success_rate ?? 1) < 0.5 && !test?.ok) return 'failing';
+  if (live === 0 && fleet === 0) return test ? 'tested_ok' : 'no_data';
   return state;
 }
 
@@ -52,6 +55,14 @@ export function ChannelMetrics({ channel }: { channel: Channel }) {
   const fmt = useFormat();
   const { t } = useTranslation();
   const health = channel.health;
+  if (health?.last_test && !health.requests_1h) {
+    // No live traffic: the latest test's latency, said to be a test's.
+    return (
+      <Typography.Text type="secondary" data-testid="channel-test-latency">
+        {t(health.last_test.ok ? 'channels.testLatency' : 'channels.testFailedShort', { latency: fmt.duration(health.last_test.latency_ms) })}
+      </Typography.Text>
+    );
+  }
   if (!health || (health.success_rate === undefined && health.latency_ms === undefined) || !health.requests_1h) {
     return <Typography.Text type="secondary">{t('channels.health_no_data')}</Typography.Text>;
   }
