@@ -194,7 +194,14 @@ export function buildSnippets(input: SnippetInput): Snippet[] {
       group: 'cli',
       label: 'claudeCode',
       lang: 'bash',
-      code: [`export ANTHROPIC_BASE_URL="${base}"`, `export ANTHROPIC_AUTH_TOKEN="${key}"`, `export ANTHROPIC_MODEL="${claude}"`, 'claude'].join('\n'),
+      // The site root (Claude Code adds /v1/messages); it also calls a small model, so both name one the key offers.
+      code: [
+        `export ANTHROPIC_BASE_URL="${base}"`,
+        `export ANTHROPIC_AUTH_TOKEN="${key}"`,
+        `export ANTHROPIC_MODEL="${claude}"`,
+        `export ANTHROPIC_DEFAULT_HAIKU_MODEL="${claude}"`,
+        'claude',
+      ].join('\n'),
     },
     {
       id: 'codex',
