@@ -1,3 +1,4 @@
+/* global window, document, axe -- page.evaluate callbacks run in the browser */
 // Browser tests of the console a reseller runs the business from (issue 13): the admin's site-wide dashboard,
 // the quick start (a curl copied from it runs), the playground (an answer's tokens and cost equal its log row),
 // balances that refresh without a reload, channel health without data, phone width, keyboard and axe-core,
@@ -378,7 +379,6 @@ describe('accessibility and languages', () => {
             await settle(browser.page, path);
             await browser.page.evaluate(AXE);
             const result = await browser.page.evaluate(async () => {
-              // eslint-disable-next-line no-undef
               const r = await axe.run(document, { resultTypes: ['violations'] });
               return {
                 violations: r.violations
