@@ -111,9 +111,13 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
             <span data-testid="log-cost" style={{ whiteSpace: 'nowrap' }}>{fmt.money(log.cost)}</span>
           </Flex>
           <Flex justify="space-between" gap={8} align="center">
-            <span style={{ fontSize: 12, opacity: 0.75 }}>
-              {formatTime(log.created_at)} · {fmt.number(log.prompt_tokens)} / {fmt.number(log.completion_tokens)}
-            </span>
+            <Flex gap={6} wrap style={{ fontSize: 12 }} className="tg-log-card-meta">
+              <span>{formatTime(log.created_at)}</span>
+              <span>
+                {fmt.number(log.prompt_tokens)} / {fmt.number(log.completion_tokens)}
+              </span>
+              <span>{fmt.duration(log.elapsed_ms)}</span>
+            </Flex>
             {statusTag(log)}
           </Flex>
         </Flex>
