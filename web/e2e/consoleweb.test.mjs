@@ -331,7 +331,7 @@ describe('channel health from tests', () => {
       await eventually(async () => (await text(deadRow.getByTestId('health-state'))) !== 'No data', { what: 'the failed tests counted' });
       const state = await text(deadRow.getByTestId('health-state'));
       assert.ok(state !== 'Healthy', `a channel that failed every test shows ${state}`);
-      await eventually(async () => (await text(okRow.getByTestId('health-state'))) === 'Test passed', { what: 'the passed test shown' });
+      await eventually(async () => (await text(okRow.getByTestId('health-state'))) === 'Healthy', { what: 'the passed test shown' });
       // The latency column shows the test's latency, said to be a test's (no live traffic to go by).
       assert.match(await text(okRow.getByTestId('channel-test-latency')), /^Test: \d+(\.\d+)?\s*(ms|s)$/);
       assert.equal(await text(deadRow.getByTestId('health-state')), 'Failing');

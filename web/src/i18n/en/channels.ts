@@ -38,7 +38,6 @@ const channels = {
   health_unknown: 'Unknown',
   health_no_data: 'No data',
   health_failing: 'Failing',
-  health_tested_ok: 'Test passed',
   testLatency: 'Test: {{latency}}',
   testFailedShort: 'Test failed ({{latency}})',
   healthTitle: 'Health of {{name}}',

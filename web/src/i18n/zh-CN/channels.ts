@@ -38,7 +38,6 @@ const channels = {
   health_unknown: '未知',
   health_no_data: '暂无数据',
   health_failing: '异常',
-  health_tested_ok: '测试通过',
   testLatency: '测试：{{latency}}',
   testFailedShort: '测试失败（{{latency}}）',
   healthTitle: '{{name}} 的健康状态',

@@ -4,10 +4,9 @@ import { useChannelHealth } from '../../../api/channels';
 import type { Channel, HealthState } from '../../../api/types';
 import { useFormat } from '../../../lib/useFormat';
 
-const COLORS: Record<HealthState | 'ok' | 'cooling' | 'no_data' | 'failing' | 'tested_ok', string> = {
+const COLORS: Record<HealthState | 'ok' | 'cooling' | 'no_data' | 'failing', string> = {
   no_data: 'default',
   failing: 'error',
-  tested_ok: 'success',
   closed: 'success',
   ok: 'success',
   cooling: 'warning',
@@ -46,7 +45,8 @@ export function honestState(state: HealthState | string | undefined, health: Cha
   const test = health.last_test;
   if (test && !test.ok) return 'failing';
   if (live > 0 && (health.success_rate ?? 1) < 0.5 && !test?.ok) return 'failing';
-  if (live === 0 && fleet === 0) return test ? 'tested_ok' : 'no_data';
+  // A passed test is data: healthy, and the latency column says the figure is a test's.
+  if (live === 0 && fleet === 0) return test ? 'closed' : 'no_data';
   return state;
 }
 

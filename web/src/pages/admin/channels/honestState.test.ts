@@ -11,7 +11,7 @@ describe('honestState', () => {
   });
   it('goes by the latest test without live traffic', () => {
     const at = '2026-12-03T10:00:00Z';
-    expect(honestState('closed', { state: 'closed', requests_1h: 0, last_test: { ok: true, latency_ms: 12, at } })).toBe('tested_ok');
+    expect(honestState('closed', { state: 'closed', requests_1h: 0, last_test: { ok: true, latency_ms: 12, at } })).toBe('closed');
     expect(honestState('closed', { state: 'closed', requests_1h: 0, last_test: { ok: false, latency_ms: 3, at } })).toBe('failing');
     // A pass after failed tests: the failures in the hour do not keep it failing.
     expect(honestState('closed', { state: 'closed', success_rate: 0, requests_1h: 2, last_test: { ok: true, latency_ms: 9, at } })).toBe('closed');
