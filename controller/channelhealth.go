@@ -31,21 +31,26 @@ type HealthReader interface {
 
 // healthSummary is what the channel list shows per row.
 type healthSummary struct {
-	State         string  `json:"state"`
-	SuccessRate   float64 `json:"success_rate"`
-	LatencyMs     float64 `json:"latency_ms"`
-	FirstByteMs   float64 `json:"first_byte_ms"`
-	Active        int64   `json:"active"`
-	KeysCooling   int     `json:"keys_cooling"`
-	KeysDisabled  int     `json:"keys_disabled"`
-	CooldownUntil any     `json:"cooldown_until,omitempty"`
+	State       string  `json:"state"`
+	SuccessRate float64 `json:"success_rate"`
+	LatencyMs   float64 `json:"latency_ms"`
+	// Requests1h is how many calls (failed tests included) this node saw on the channel in the last hour: with 0 the
+	// success rate (1) and latency (0) mean "no data", not "healthy".
+	Requests1h int64 `json:"requests_1h"`
+	// LastTest is the channel's latest test (any node), shown when there is no live traffic to go by.
+	LastTest      *channel.LastTest `json:"last_test,omitempty"`
+	FirstByteMs   float64           `json:"first_byte_ms"`
+	Active        int64             `json:"active"`
+	KeysCooling   int               `json:"keys_cooling"`
+	KeysDisabled  int               `json:"keys_disabled"`
+	CooldownUntil any               `json:"cooldown_until,omitempty"`
 	// Fleet is every node's traffic on the channel over the last hour (service/fleet).
 	Fleet *fleet.Stats `json:"fleet_1h,omitempty"`
 }
 
 func summarize(ch *channel.Channel, h health.ChannelHealth) healthSummary {
 	s := healthSummary{State: string(h.State), SuccessRate: h.Metrics.SuccessRate, LatencyMs: h.Metrics.LatencyEWMAms,
-		FirstByteMs: h.Metrics.FirstByteEWMAms, Active: h.Metrics.Active}
+		FirstByteMs: h.Metrics.FirstByteEWMAms, Active: h.Metrics.Active, Requests1h: h.Metrics.Counts["1h"].Total}
 	if h.CooldownUntil != nil {
 		s.CooldownUntil = h.CooldownUntil
 	}

@@ -29,6 +29,8 @@ type Channels struct {
 	Fleet    FleetReader // fleet-wide numbers in the list and the health view (nil: none)
 	// StepUp asks an admin with 2FA for a fresh code before channel keys change (nil: never).
 	StepUp middleware.StepUpper
+	// LastTests gives each row its latest test outcome (zero value: none shown).
+	LastTests channel.LastTests
 }
 
 // Create handles POST /api/admin/channels.
@@ -72,6 +74,9 @@ func (h *Channels) List(c *gin.Context) {
 			s := summarize(ch, h.HealthOf.Snapshot(ch.ID, len(ch.Keys)))
 			if f, ok := hour[ch.ID]; ok {
 				s.Fleet = &f
+			}
+			if lt, err := h.LastTests.Get(c.Request.Context(), ch.ID); err == nil {
+				s.LastTest = lt
 			}
 			v.Health = s
 		}

@@ -72,3 +72,15 @@ func (h *Stats) Users(c *gin.Context) {
 	rep, err := h.Stats.Users(c.Request.Context(), from, to, int(max(min(limit, 1<<20), -1)))
 	renderReport(c, rep, err)
 }
+
+// Overview handles GET /api/admin/stats/overview: active users and keys, failed attempts by class.
+func (h *Stats) Overview(c *gin.Context) {
+	if from, to, ok := statsWindow(c); ok {
+		out, err := h.Stats.Overview(c.Request.Context(), from, to)
+		if err != nil {
+			middleware.Fail(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, out)
+	}
+}

@@ -329,7 +329,7 @@ func TestCost_StatsWindowValidated(t *testing.T) {
 		{"from=" + f(now.AddDate(0, 0, -367)) + "&to=" + f(now), "from"},
 		{"from=" + f(now.AddDate(-2, 0, 0)), "from"},
 	} {
-		for _, what := range []string{"channels", "models", "days", "users"} {
+		for _, what := range []string{"channels", "models", "days", "users", "overview"} {
 			r := cw.root.Do("GET", "/api/admin/stats/"+what+"?"+tc.query, nil)
 			var e struct {
 				Error struct {
@@ -362,7 +362,7 @@ func TestCost_StatsWindowValidated(t *testing.T) {
 	if len(rep.Items) != 367 || rep.Items[0].Date != now.AddDate(0, 0, -366).Format(time.DateOnly) || rep.Items[366].Date != now.Format(time.DateOnly) {
 		t.Fatalf("days = %d items, first %v", len(rep.Items), rep.Items[0])
 	}
-	for _, what := range []string{"channels", "models", "days", "users"} {
+	for _, what := range []string{"channels", "models", "days", "users", "overview"} {
 		if r := cw.alice.c.Do("GET", "/api/admin/stats/"+what, nil); r.Status != http.StatusForbidden {
 			t.Errorf("alice %s → %d", what, r.Status)
 		}

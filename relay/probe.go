@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -96,6 +97,9 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 		r.Health.Record(o)
 	}
 	r.logTest(ch, res, actorID)
+	if err := (channel.LastTests{Cache: r.Cache}).Remember(ctx, res, time.Now()); err != nil {
+		slog.Warn("remember channel test", "channel", ch.ID, "err", err)
+	}
 	return res
 }
 

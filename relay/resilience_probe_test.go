@@ -118,6 +118,11 @@ func TestProbe_ChannelTestsListHealthAndMetrics(t *testing.T) {
 				State       string   `json:"state"`
 				SuccessRate *float64 `json:"success_rate"`
 				LatencyMs   *float64 `json:"latency_ms"`
+				Requests1h  int64    `json:"requests_1h"`
+				LastTest    *struct {
+					OK         bool   `json:"ok"`
+					ErrorClass string `json:"error_class"`
+				} `json:"last_test"`
 			} `json:"health"`
 		} `json:"items"`
 	}
@@ -126,6 +131,13 @@ func TestProbe_ChannelTestsListHealthAndMetrics(t *testing.T) {
 	for _, it := range list.Items {
 		if it.Health == nil || it.Health.SuccessRate == nil || it.Health.LatencyMs == nil {
 			t.Fatalf("channel %d listed without health: %s", it.ID, res.Body)
+		}
+		// Each row carries its latest test (the job's) and how many calls the hour saw.
+		if lt := it.Health.LastTest; lt == nil || lt.OK != (it.ID != badID) || (it.ID == badID && lt.ErrorClass != "server") {
+			t.Fatalf("channel %d last test = %+v: %s", it.ID, lt, res.Body)
+		}
+		if it.ID == badID && it.Health.Requests1h == 0 {
+			t.Fatalf("the failing channel's calls are not counted: %s", res.Body)
 		}
 		states[it.ID] = it.Health.State
 	}

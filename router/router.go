@@ -179,6 +179,7 @@ func New(h Handlers) *gin.Engine {
 	admin.GET("/stats/models", h.Stats.Models)
 	admin.GET("/stats/days", h.Stats.Days)
 	admin.GET("/stats/users", h.Stats.Users)
+	admin.GET("/stats/overview", h.Stats.Overview)
 	admin.GET("/topups", h.Topups.AdminList)
 	admin.GET("/topups/:order_no", h.Topups.AdminOrder)
 	admin.POST("/redemptions", h.Redemptions.Create)

@@ -27,6 +27,7 @@ const MaxUsers = 100
 // the upstream cost more than the users paid). SuccessRate is successes / requests (0 … 1, 4 decimals).
 type Figures struct {
 	Requests         int64   `json:"requests"`
+	Successes        int64   `json:"successes"`
 	SuccessRate      float64 `json:"success_rate"`
 	P50Ms            int64   `json:"p50_ms"`
 	P95Ms            int64   `json:"p95_ms"`
@@ -149,7 +150,7 @@ func (s *Service) Window(from, to time.Time) (time.Time, time.Time, error) {
 }
 
 func figures(r model.StatsRow) Figures {
-	f := Figures{Requests: r.Requests, P50Ms: r.P50Ms, P95Ms: r.P95Ms, FirstByteP50Ms: r.FirstByteP50Ms,
+	f := Figures{Requests: r.Requests, Successes: r.Successes, P50Ms: r.P50Ms, P95Ms: r.P95Ms, FirstByteP50Ms: r.FirstByteP50Ms,
 		PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, Revenue: r.Revenue,
 		UpstreamCost: r.UpstreamCost, Profit: r.Revenue - r.UpstreamCost}
 	if r.Requests > 0 {

@@ -267,7 +267,7 @@ describe('phone width', () => {
           '/console/admin/payment',
         ]) {
           await page.goto(`${tollgate.url}${path}`);
-          await page.locator('h3').first().waitFor();
+          await page.locator('h1').first().waitFor();
           const width = await page.locator('body').evaluate((body) => body.scrollWidth);
           assert.ok(width <= 391, `${path} is ${width}px wide on a 390px screen`);
         }

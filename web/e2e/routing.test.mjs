@@ -321,7 +321,7 @@ describe('phone width: routing pages', () => {
         const width = () => page.locator('body').evaluate((body) => body.scrollWidth);
         for (const path of ['/console/admin/groups', '/console/admin/tiers']) {
           await page.goto(`${tollgate.url}${path}`);
-          await page.locator('h3').first().waitFor();
+          await page.locator('h1').first().waitFor();
           assert.ok((await width()) <= 391, `${path} is ${await width()}px wide on a 390px screen`);
         }
         await page.goto(`${tollgate.url}/console/admin/groups`);

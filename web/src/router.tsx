@@ -63,6 +63,7 @@ export const routes = [
       { index: true, element: page(() => import('./pages/dashboard/DashboardPage')) },
       { path: 'keys', element: page(() => import('./pages/keys/KeysPage')) },
       { path: 'logs', element: page(() => import('./pages/logs/LogsPage')) },
+      { path: 'playground', element: page(() => import('./pages/playground/PlaygroundPage')) },
       { path: 'wallet', element: page(() => import('./pages/wallet/WalletPage')) },
       { path: 'wallet/return', element: page(() => import('./pages/wallet/WalletReturnPage')) },
       { path: 'pricing', element: page(() => import('./pages/pricing/PricingPage')) },

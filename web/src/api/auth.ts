@@ -20,6 +20,10 @@ export function useSelf(enabled = true) {
     queryKey: selfKey,
     queryFn: () => api.get<User>('/api/user/self'),
     enabled,
+    // The balance changes behind the page's back (an admin's top-up, calls made with the keys): read it again
+    // whenever the window comes back and every half minute while it is open.
+    refetchOnWindowFocus: 'always',
+    refetchInterval: 30_000,
   });
 }
 

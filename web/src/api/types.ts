@@ -72,6 +72,8 @@ export interface SiteStatus {
   password_reset?: boolean;
   /** The captcha widget to show, or null when none is configured. */
   captcha?: CaptchaStatus | null;
+  /** The site's public base URL (setting/env), for connection snippets; the page's origin when absent. */
+  public_base_url?: string;
 }
 
 export interface CaptchaStatus {
@@ -263,7 +265,16 @@ export interface Channel {
   /** Per-model upstream prices that override either. */
   cost_prices?: Record<string, CostPrice>;
   created_at: string;
-  health?: { state: HealthState; success_rate?: number; latency_ms?: number; fleet_1h?: FleetStats };
+  health?: {
+    state: HealthState;
+    success_rate?: number;
+    latency_ms?: number;
+    /** Calls (tests included) this node saw in the last hour; 0: rate and latency mean nothing. */
+    requests_1h?: number;
+    /** The channel's latest test (any node). */
+    last_test?: { ok: boolean; latency_ms: number; error_class?: string; at: string };
+    fleet_1h?: FleetStats;
+  };
 }
 
 export type ChannelInput = Partial<Omit<Channel, 'id' | 'created_at' | 'health' | 'cost_price' | 'cost_ratio'>> & {

@@ -7,6 +7,7 @@ import {
   DashboardOutlined,
   FundOutlined,
   DollarOutlined,
+  ExperimentOutlined,
   KeyOutlined,
   LogoutOutlined,
   MenuFoldOutlined,
@@ -32,6 +33,8 @@ import { logout, useSiteStatus } from '../api/auth';
 import { useSession } from '../auth/SessionProvider';
 import { LanguageSwitch } from './LanguageSwitch';
 import { ThemeToggle } from './ThemeToggle';
+import { useFormat } from '../lib/useFormat';
+import { useTableA11yPatches } from './a11yPatches';
 
 const { Header, Sider, Content } = Layout;
 
@@ -47,11 +50,14 @@ export function AppLayout() {
   const siderCollapsed = collapsed ?? isMobile;
   const status = useSiteStatus();
   const { token } = theme.useToken();
+  const fmt = useFormat();
+  useTableA11yPatches();
 
   const items: MenuProps['items'] = [
     { key: '/console', icon: <DashboardOutlined />, label: t('nav.dashboard') },
     { key: '/console/keys', icon: <KeyOutlined />, label: t('nav.keys') },
     { key: '/console/logs', icon: <UnorderedListOutlined />, label: t('nav.logs') },
+    { key: '/console/playground', icon: <ExperimentOutlined />, label: t('nav.playground') },
     { key: '/console/wallet', icon: <WalletOutlined />, label: t('nav.wallet') },
     { key: '/console/pricing', icon: <DollarOutlined />, label: t('nav.pricing') },
     { key: '/console/profile', icon: <UserOutlined />, label: t('nav.profile') },
@@ -121,16 +127,18 @@ export function AppLayout() {
             {siderCollapsed ? siteName.slice(0, 1) : siteName}
           </Typography.Text>
         </Flex>
-        <Menu
-          mode="inline"
-          selectedKeys={[selected]}
-          items={items}
-          style={{ borderInlineEnd: 0 }}
-          onClick={({ key }) => {
-            navigate(key);
-            if (isMobile) setCollapsed(true);
-          }}
-        />
+        <nav aria-label={t('header.navigation')}>
+          <Menu
+            mode="inline"
+            selectedKeys={[selected]}
+            items={items}
+            style={{ borderInlineEnd: 0 }}
+            onClick={({ key }) => {
+              navigate(key);
+              if (isMobile) setCollapsed(true);
+            }}
+          />
+        </nav>
       </Sider>
       <Layout>
         <Header
@@ -153,6 +161,9 @@ export function AppLayout() {
             onClick={() => setCollapsed(!siderCollapsed)}
           />
           <Flex align="center" gap={4}>
+            <Typography.Text data-testid="header-balance" aria-label={t('dashboard.balance')} style={{ marginInlineEnd: 8, whiteSpace: 'nowrap' }}>
+              <WalletOutlined aria-hidden /> {fmt.money(user?.quota)}
+            </Typography.Text>
             <LanguageSwitch />
             <ThemeToggle />
             <Dropdown menu={{ items: userMenu, onClick: onUserMenu }} trigger={['click']}>

@@ -8,8 +8,14 @@ import alertSettings from './en/alertSettings';
 /** English UI text. Keys are grouped by page; zh-CN.ts has the same keys. */
 import oauth from './en/oauth';
 import security from './en/security';
+import site from './en/site';
+import connect from './en/connect';
+import playground from './en/playground';
 const en = {
   signin,
+  site,
+  connect,
+  playground,
   app: { name: 'Tollgate' },
   security,
   header: {
@@ -17,6 +23,7 @@ const en = {
     darkMode: 'Dark mode',
     lightMode: 'Light mode',
     toggleMenu: 'Toggle menu',
+    navigation: 'Main navigation',
   },
   nav: {
     business: 'Business',
@@ -25,6 +32,7 @@ const en = {
     dashboard: 'Dashboard',
     keys: 'API keys',
     logs: 'Usage logs',
+    playground: 'Playground',
     pricing: 'Pricing',
     profile: 'Profile',
     admin: 'Administration',
@@ -276,6 +284,7 @@ const en = {
   },
   modelPricing: {
     title: 'Model pricing',
+    cellLabel: '{{field}}, row {{row}}',
     hint: 'USD per 1M tokens; a non-zero per-call price (USD per call) replaces the token prices. Saving replaces the whole table.',
     saveAll: 'Save all',
     addRow: 'Add model',

@@ -8,8 +8,14 @@ import alertSettings from './zh-CN/alertSettings';
 /** 简体中文界面文本，键与 en.ts 一致。 */
 import oauth from './zh-CN/oauth';
 import security from './zh-CN/security';
+import site from './zh-CN/site';
+import connect from './zh-CN/connect';
+import playground from './zh-CN/playground';
 const zhCN = {
   signin,
+  site,
+  connect,
+  playground,
   app: { name: 'Tollgate' },
   security,
   header: {
@@ -17,6 +23,7 @@ const zhCN = {
     darkMode: '深色模式',
     lightMode: '浅色模式',
     toggleMenu: '展开或收起菜单',
+    navigation: '主导航',
   },
   nav: {
     business: '经营',
@@ -25,6 +32,7 @@ const zhCN = {
     dashboard: '控制台',
     keys: 'API 密钥',
     logs: '使用日志',
+    playground: '调试台',
     pricing: '模型价格',
     profile: '个人资料',
     admin: '管理',
@@ -275,6 +283,7 @@ const zhCN = {
   },
   modelPricing: {
     title: '模型定价',
+    cellLabel: '第 {{row}} 行{{field}}',
     hint: '单位为美元 / 百万 Token；非零的按次价格（美元 / 次）会取代 Token 价格。保存将替换整张价格表。',
     saveAll: '全部保存',
     addRow: '添加模型',

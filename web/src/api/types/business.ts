@@ -59,6 +59,8 @@ export interface AlertLogPage {
 /** One group's numbers of GET /api/admin/stats/…; money in units, profit = revenue − upstream_cost. */
 export interface StatsFigures {
   requests: number;
+  /** Successful requests (success_rate = successes / requests). */
+  successes: number;
   /** 0 … 1. */
   success_rate: number;
   p50_ms: number;
@@ -91,4 +93,13 @@ export interface StatsReport<T> {
   from: string;
   to: string;
   items: T[];
+}
+
+/** GET /api/admin/stats/overview: users and keys with traffic, failed upstream attempts by class. */
+export interface StatsOverview {
+  from: string;
+  to: string;
+  active_users: number;
+  active_keys: number;
+  errors: { class: string; count: number }[];
 }

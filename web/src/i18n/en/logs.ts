@@ -5,6 +5,8 @@ const logs = {
   allTitle: 'All usage logs',
   empty: 'No requests match',
   time: 'Time',
+  request: 'Request',
+  openRow: 'Open the details of the {{model}} request at {{time}}',
   user: 'User',
   userId: 'User ID',
   key: 'Key',

@@ -5,6 +5,8 @@ const logs = {
   allTitle: '全部使用日志',
   empty: '没有符合条件的请求',
   time: '时间',
+  request: '请求',
+  openRow: '查看 {{time}} 的 {{model}} 请求详情',
   user: '用户',
   userId: '用户 ID',
   key: '密钥',

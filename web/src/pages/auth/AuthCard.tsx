@@ -17,7 +17,7 @@ export function AuthCard({ title, children }: { title: string; children: ReactNo
       </Flex>
       <Flex justify="center" align="flex-start" style={{ padding: '4vh 12px' }}>
         <Card style={{ width: '100%', maxWidth: 400 }}>
-          <Typography.Title level={2} style={{ textAlign: 'center', marginTop: 0 }}>
+          <Typography.Title level={1} style={{ textAlign: 'center', marginTop: 0, fontSize: 30 }}>
             {status.data?.site_name || t('app.name')}
           </Typography.Title>
           <Typography.Paragraph type="secondary" style={{ textAlign: 'center' }}>

@@ -1,4 +1,4 @@
-import { Card, Col, Empty, Row, Skeleton, Statistic } from 'antd';
+import { Card, Col, Empty, Row, Skeleton, Statistic, Typography } from 'antd';
 import dayjs from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,13 +7,14 @@ import { PageHeader } from '../../components/PageHeader';
 import { QueryError } from '../../components/QueryError';
 import { useSession } from '../../auth/SessionProvider';
 import { useFormat } from '../../lib/useFormat';
+import { SiteDashboard } from './SiteDashboard';
 import { UsageCharts } from './UsageCharts';
 import { dashboardRanges } from './stats';
 
 export default function DashboardPage() {
   const { t } = useTranslation();
   const fmt = useFormat();
-  const { user } = useSession();
+  const { user, isAdmin } = useSession();
   const [ranges] = useState(() => dashboardRanges());
   const today = useLogStats(ranges.today);
   const week = useLogStats(ranges.week);
@@ -37,6 +38,12 @@ export default function DashboardPage() {
   return (
     <>
       <PageHeader title={t('dashboard.title')} />
+      {isAdmin ? <SiteDashboard /> : null}
+      {isAdmin ? (
+        <Typography.Title level={2} style={{ fontSize: 18, marginTop: 0 }}>
+          {t('site.mine')}
+        </Typography.Title>
+      ) : null}
       {month.error ? <QueryError error={month.error} onRetry={() => void month.refetch()} /> : null}
       <Row gutter={[16, 16]}>
         {cards.map((card) => (

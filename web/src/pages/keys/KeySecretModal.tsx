@@ -1,5 +1,6 @@
 import { Alert, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { QuickStart } from '../connect/QuickStart';
 
 /** Shows a key in clear with a copy button: after creation (once) or after reveal. */
 export function KeySecretModal({ secret, created, onClose }: { secret: string | null; created: boolean; onClose: () => void }) {
@@ -13,6 +14,7 @@ export function KeySecretModal({ secret, created, onClose }: { secret: string | 
       okText={t('common.done')}
       cancelButtonProps={{ style: { display: 'none' } }}
       destroyOnHidden
+      width={760}
     >
       {created ? <Alert type="warning" showIcon title={t('keys.createdHint')} style={{ marginBottom: 16 }} /> : null}
       <Typography.Paragraph
@@ -23,6 +25,7 @@ export function KeySecretModal({ secret, created, onClose }: { secret: string | 
       >
         {secret}
       </Typography.Paragraph>
+      {secret ? <QuickStart apiKey={secret} bordered={false} /> : null}
     </Modal>
   );
 }

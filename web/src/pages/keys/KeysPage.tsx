@@ -12,6 +12,7 @@ import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { KeyFormDrawer } from './KeyFormDrawer';
 import { KeySecretModal } from './KeySecretModal';
+import { QuickStart } from '../connect/QuickStart';
 import { usePaging } from '../../lib/usePaging';
 import { StepUpCancelled, useStepUp } from '../../components/StepUp';
 
@@ -26,7 +27,13 @@ export default function KeysPage() {
   const remove = useDeleteToken();
   const reveal = useRevealToken();
   const [drawer, setDrawer] = useState<{ open: boolean; token: Token | null }>({ open: false, token: null });
-  const [secret, setSecret] = useState<{ key: string; created: boolean } | null>(null);
+  const [secret, setSecretState] = useState<{ key: string; created: boolean } | null>(null);
+  // The quick start stays filled in with the last key shown in clear on this page (never stored elsewhere).
+  const [shownKey, setShownKey] = useState<string | null>(null);
+  const setSecret = (s: { key: string; created: boolean } | null) => {
+    setSecretState(s);
+    if (s) setShownKey(s.key);
+  };
 
   const onToggle = (token: Token, enabled: boolean) =>
     update.mutate(
@@ -122,6 +129,7 @@ export default function KeysPage() {
             <Input.Search
               allowClear
               placeholder={t('keys.search')}
+              aria-label={t('keys.search')}
               onSearch={(value) => {
                 setQ(value.trim());
                 setPage(1);
@@ -140,6 +148,7 @@ export default function KeysPage() {
         }
       />
       {tokens.error ? <QueryError error={tokens.error} onRetry={() => void tokens.refetch()} /> : null}
+      <QuickStart apiKey={shownKey} />
       <Table<Token>
         rowKey="id"
         columns={columns}

@@ -1,5 +1,5 @@
 import { ReloadOutlined } from '@ant-design/icons';
-import { Button, DatePicker, Flex, Input, InputNumber, Select, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { Button, DatePicker, Flex, Grid, Input, InputNumber, Select, Table, Tag, Tooltip, type TableProps } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -45,6 +45,13 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
   const logs = useLogs(filter, admin);
   const rows = useMemo(() => logs.data?.pages.flatMap((p) => p.items ?? []) ?? [], [logs.data]);
 
+  const statusTag = (log: UsageLog) => (
+    <Tag color={log.status === 'success' ? 'success' : 'error'} data-testid="log-status" style={{ marginInlineEnd: 0 }}>
+      {log.status === 'success' ? t('logs.status_success') : t(`site.class_${log.error_class}`, { defaultValue: t('logs.status_error') })}
+    </Tag>
+  );
+  const screens = Grid.useBreakpoint();
+  const phone = screens.sm === false;
   const columns: TableProps<UsageLog>['columns'] = [
     { title: t('logs.time'), dataIndex: 'created_at', key: 'time', render: (v: string) => formatTime(v) },
     ...(admin
@@ -87,10 +94,33 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
     {
       title: t('common.status'),
       key: 'status',
+      render: (_, log) => statusTag(log),
+    },
+  ];
+
+  // Below ~600 px a row is one card-like cell with the facts that matter (time, model, cost, status), so
+  // nothing scrolls sideways; the drawer has the rest.
+  const phoneColumns: TableProps<UsageLog>['columns'] = [
+    {
+      title: t('logs.request'),
+      key: 'summary',
       render: (_, log) => (
-        <Tag color={log.status === 'success' ? 'success' : 'error'}>
-          {log.status === 'success' ? t('logs.status_success') : log.error_class || t('logs.status_error')}
-        </Tag>
+        <Flex vertical gap={2} data-testid="log-card">
+          <Flex justify="space-between" gap={8}>
+            <span style={{ overflowWrap: 'anywhere' }}>{log.model}</span>
+            <span data-testid="log-cost" style={{ whiteSpace: 'nowrap' }}>{fmt.money(log.cost)}</span>
+          </Flex>
+          <Flex justify="space-between" gap={8} align="center">
+            <Flex gap={6} wrap style={{ fontSize: 12 }} className="tg-log-card-meta">
+              <span>{formatTime(log.created_at)}</span>
+              <span>
+                {fmt.number(log.prompt_tokens)} / {fmt.number(log.completion_tokens)}
+              </span>
+              <span>{fmt.duration(log.elapsed_ms)}</span>
+            </Flex>
+            {statusTag(log)}
+          </Flex>
+        </Flex>
       ),
     },
   ];
@@ -110,6 +140,7 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
           showTime
           allowEmpty={[true, true]}
           value={range}
+          aria-label={t('logs.time')}
           onChange={(value) => setRange(value as Range)}
           presets={[
             { label: t('logs.today'), value: [dayjs().startOf('day'), dayjs().endOf('day')] },
@@ -120,18 +151,21 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
         <Input.Search
           allowClear
           placeholder={t('logs.model')}
+          aria-label={t('logs.model')}
           onSearch={(value) => setModel(value.trim())}
           style={{ width: 180 }}
         />
         <Input.Search
           allowClear
           placeholder={t('logs.searchRequestId')}
+          aria-label={t('logs.searchRequestId')}
           onSearch={(value) => setRequestId(value.trim())}
           style={{ width: 220 }}
         />
         <Input.Search
           allowClear
           placeholder={t('logs.searchClientRequestId')}
+          aria-label={t('logs.searchClientRequestId')}
           onSearch={(value) => setClientRequestId(value.trim())}
           style={{ width: 220 }}
         />
@@ -140,6 +174,7 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
             <InputNumber
               min={1}
               placeholder={t('logs.userId')}
+              aria-label={t('logs.userId')}
               value={userId}
               onChange={(v) => setUserId(v ?? undefined)}
               style={{ width: 120 }}
@@ -147,6 +182,7 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
             <InputNumber
               min={1}
               placeholder={t('logs.channelId')}
+              aria-label={t('logs.channelId')}
               value={channelId}
               onChange={(v) => setChannelId(v ?? undefined)}
               style={{ width: 120 }}
@@ -154,6 +190,7 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
             <InputNumber
               min={1}
               placeholder={t('logs.keyId')}
+              aria-label={t('logs.keyId')}
               value={tokenId}
               onChange={(v) => setTokenId(v ?? undefined)}
               style={{ width: 120 }}
@@ -163,6 +200,7 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
           <Select
             allowClear
             placeholder={t('logs.key')}
+            aria-label={t('logs.key')}
             value={tokenId}
             onChange={setTokenId}
             style={{ width: 180 }}
@@ -173,6 +211,7 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
         <Select
           allowClear
           placeholder={t('common.status')}
+          aria-label={t('common.status')}
           value={status}
           onChange={setStatus}
           style={{ width: 140 }}
@@ -185,13 +224,25 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
       {logs.error ? <QueryError error={logs.error} onRetry={() => void logs.refetch()} /> : null}
       <Table<UsageLog>
         rowKey={(log) => log.id ?? log.request_id}
-        columns={columns}
+        columns={phone ? phoneColumns : columns}
         dataSource={rows}
         loading={logs.isPending || (logs.isFetching && !logs.isFetchingNextPage)}
         pagination={false}
-        scroll={{ x: 'max-content' }}
+        scroll={phone ? undefined : { x: 'max-content' }}
         locale={{ emptyText: logs.error ? t('common.loadFailed') : t('logs.empty') }}
-        onRow={(log) => ({ onClick: () => setSelected(log), style: { cursor: 'pointer' } })}
+        onRow={(log) => ({
+          onClick: () => setSelected(log),
+          // Rows open by keyboard too: Tab to a row, Enter (or Space) opens its details.
+          tabIndex: 0,
+          'aria-label': t('logs.openRow', { model: log.model, time: formatTime(log.created_at) }),
+          onKeyDown: (e: React.KeyboardEvent) => {
+            if (e.key === 'Enter' || e.key === ' ') {
+              e.preventDefault();
+              setSelected(log);
+            }
+          },
+          style: { cursor: 'pointer' },
+        })}
         data-testid="logs-table"
       />
       <Flex justify="center" style={{ marginTop: 16 }}>

@@ -95,6 +95,7 @@ export default function PricingPage() {
             <Input.Search
               allowClear
               placeholder={t('pricing.search')}
+              aria-label={t('pricing.search')}
               value={text}
               onChange={(e) => setText(e.target.value)}
               onSearch={(v) => setQ(v.trim())}

@@ -62,7 +62,7 @@ export function EmailCard() {
         <Form.Item label={t('signin.emailNew')} required>
           <Space.Compact style={{ width: '100%' }}>
             <Form.Item name="email" noStyle rules={[{ required: true, type: 'email', message: t('validation.email') }]}>
-              <Input autoComplete="email" disabled={!!sentTo} data-testid="new-email" />
+              <Input autoComplete="email" disabled={!!sentTo} data-testid="new-email" aria-label={t('signin.emailNew')} />
             </Form.Item>
             <Button onClick={() => void onSend()} loading={send.isPending} disabled={!!sentTo}>
               {t('signin.sendCode')}

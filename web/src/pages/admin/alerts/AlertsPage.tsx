@@ -93,6 +93,7 @@ export default function AlertsPage() {
         <Select
           allowClear
           placeholder={t('alerts.event')}
+          aria-label={t('alerts.event')}
           style={{ width: 220 }}
           onChange={(event?: string) => set({ event })}
           options={[...ALERT_EVENTS, 'test'].map((e) => ({ value: e, label: t(eventKey(e)) }))}
@@ -100,6 +101,7 @@ export default function AlertsPage() {
         <Select
           allowClear
           placeholder={t('alerts.channel')}
+          aria-label={t('alerts.channel')}
           style={{ width: 150 }}
           onChange={(channel?: string) => set({ channel })}
           options={['webhook', 'email'].map((c) => ({ value: c, label: t(`alerts.channel_${c}`) }))}
@@ -107,6 +109,7 @@ export default function AlertsPage() {
         <Select
           allowClear
           placeholder={t('common.status')}
+          aria-label={t('common.status')}
           style={{ width: 150 }}
           onChange={(status?: string) => set({ status })}
           options={['sent', 'failed', 'skipped'].map((s) => ({ value: s, label: t(`alerts.status_${s}`) }))}

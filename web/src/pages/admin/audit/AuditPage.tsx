@@ -39,8 +39,8 @@ export default function AuditPage() {
     <>
       <PageHeader title={t('audit.title')} />
       <Space wrap style={{ marginBottom: 16 }}>
-        <InputNumber min={1} placeholder={t('audit.actorId')} onChange={(v) => setFilter({ actor_id: v ?? undefined })} style={{ width: 140 }} />
-        <Input.Search allowClear placeholder={t('audit.action')} onSearch={(action) => setFilter({ action: action.trim() })} style={{ width: 200 }} />
+        <InputNumber min={1} placeholder={t('audit.actorId')} aria-label={t('audit.actorId')} onChange={(v) => setFilter({ actor_id: v ?? undefined })} style={{ width: 140 }} />
+        <Input.Search allowClear placeholder={t('audit.action')} aria-label={t('audit.action')} onSearch={(action) => setFilter({ action: action.trim() })} style={{ width: 200 }} />
       </Space>
       {audit.error ? <QueryError error={audit.error} onRetry={() => void audit.refetch()} /> : null}
       <Table<AuditEntry>

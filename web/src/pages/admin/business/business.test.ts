@@ -5,6 +5,7 @@ import { defaultBusinessRange, figureSorter, topBy, toStatsRange, totalsOf } fro
 
 const fig = (revenue: number, upstream_cost: number, requests = 1): StatsFigures => ({
   requests,
+  successes: requests,
   success_rate: 1,
   p50_ms: 0,
   p95_ms: 0,

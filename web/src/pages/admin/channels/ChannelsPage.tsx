@@ -160,10 +160,11 @@ export default function ChannelsPage() {
         }
       />
       <Space wrap style={{ marginBottom: 16 }}>
-        <Input.Search allowClear placeholder={t('channels.search')} onSearch={(q) => setFilter({ q: q.trim() })} style={{ width: 200 }} />
+        <Input.Search allowClear placeholder={t('channels.search')} aria-label={t('channels.search')} onSearch={(q) => setFilter({ q: q.trim() })} style={{ width: 200 }} />
         <Select
           allowClear
           placeholder={t('channels.type')}
+          aria-label={t('channels.type')}
           style={{ width: 170 }}
           onChange={(type) => setFilter({ type })}
           options={CHANNEL_TYPES.map((type) => ({ value: type, label: t(`channels.type_${type}`) }))}
@@ -171,13 +172,14 @@ export default function ChannelsPage() {
         <Select
           allowClear
           placeholder={t('common.status')}
+          aria-label={t('common.status')}
           style={{ width: 150 }}
           onChange={(status) => setFilter({ status })}
           options={(['enabled', 'disabled', 'auto_disabled'] as const).map((s) => ({ value: s, label: t(`channels.status_${s}`) }))}
         />
-        <Input.Search allowClear placeholder={t('channels.model')} onSearch={(model) => setFilter({ model: model.trim() })} style={{ width: 160 }} />
-        <Input.Search allowClear placeholder={t('channels.tag')} onSearch={(tag) => setFilter({ tag: tag.trim() })} style={{ width: 140 }} />
-        <Input.Search allowClear placeholder={t('channels.group')} onSearch={(group) => setFilter({ group: group.trim() })} style={{ width: 140 }} />
+        <Input.Search allowClear placeholder={t('channels.model')} aria-label={t('channels.model')} onSearch={(model) => setFilter({ model: model.trim() })} style={{ width: 160 }} />
+        <Input.Search allowClear placeholder={t('channels.tag')} aria-label={t('channels.tag')} onSearch={(tag) => setFilter({ tag: tag.trim() })} style={{ width: 140 }} />
+        <Input.Search allowClear placeholder={t('channels.group')} aria-label={t('channels.group')} onSearch={(group) => setFilter({ group: group.trim() })} style={{ width: 140 }} />
       </Space>
       {selected.length > 0 ? (
         <Space wrap style={{ marginBottom: 12 }}>

@@ -31,6 +31,7 @@ export function StickyDrawer({ group, onClose }: { group: string | null; onClose
         <Input.Search
           allowClear
           placeholder={t('logicalGroups.stickyModel')}
+          aria-label={t('logicalGroups.stickyModel')}
           value={typed}
           onChange={(e) => setTyped(e.target.value)}
           onSearch={(v) => setModel(v.trim())}

@@ -67,10 +67,11 @@ export default function AllKeysPage() {
     <>
       <PageHeader title={t('keys.allTitle')} />
       <Space wrap style={{ marginBottom: 16 }}>
-        <Input.Search allowClear placeholder={t('keys.search')} onSearch={(q) => setFilter({ q: q.trim() })} style={{ width: 220 }} />
+        <Input.Search allowClear placeholder={t('keys.search')} aria-label={t('keys.search')} onSearch={(q) => setFilter({ q: q.trim() })} style={{ width: 220 }} />
         <InputNumber
           min={1}
           placeholder={t('logs.userId')}
+          aria-label={t('logs.userId')}
           onChange={(v) => setFilter({ user_id: v ?? undefined })}
           style={{ width: 140 }}
         />

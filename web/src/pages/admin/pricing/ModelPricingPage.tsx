@@ -98,7 +98,7 @@ export default function ModelPricingPage() {
                         style={{ margin: 0, minWidth: 200 }}
                         rules={[{ required: true, whitespace: true, message: t('validation.required') }, uniqueModel]}
                       >
-                        <Input />
+                        <Input aria-label={t('modelPricing.cellLabel', { field: t('pricing.model'), row: field.name + 1 })} />
                       </Form.Item>
                     ),
                   },
@@ -107,7 +107,10 @@ export default function ModelPricingPage() {
                     key: price,
                     render: (_: unknown, field: { name: number }) => (
                       <Form.Item name={[field.name, price]} style={{ margin: 0, width: 110 }} rules={decimalRules(t)}>
-                        <Input inputMode="decimal" />
+                        <Input
+                          inputMode="decimal"
+                          aria-label={t('modelPricing.cellLabel', { field: t(`modelPricing.${price}`), row: field.name + 1 })}
+                        />
                       </Form.Item>
                     ),
                   })),

@@ -99,7 +99,7 @@ export function SigninCard({ dirty }: { dirty: boolean }) {
       {dirty ? <Typography.Paragraph type="warning">{t('alertSettings.saveBeforeTest')}</Typography.Paragraph> : null}
       <Form.Item label={t('signin.smtpTestTo')} extra={t('signin.smtpTestToHint')}>
         <Space.Compact style={{ width: '100%', maxWidth: 480 }}>
-          <Input value={to} onChange={(e) => setTo(e.target.value)} autoComplete="email" data-testid="smtp-test-to" />
+          <Input value={to} onChange={(e) => setTo(e.target.value)} autoComplete="email" data-testid="smtp-test-to" aria-label={t('signin.smtpTestTo')} />
           <Button icon={<SendOutlined />} onClick={onTest} loading={test.isPending} data-testid="smtp-test">
             {t('signin.smtpTest')}
           </Button>

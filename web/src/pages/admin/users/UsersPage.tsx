@@ -75,10 +75,11 @@ export default function UsersPage() {
     <>
       <PageHeader title={t('users.title')} />
       <Space wrap style={{ marginBottom: 16 }}>
-        <Input.Search allowClear placeholder={t('users.search')} onSearch={(q) => setFilter({ q: q.trim() })} style={{ width: 220 }} />
+        <Input.Search allowClear placeholder={t('users.search')} aria-label={t('users.search')} onSearch={(q) => setFilter({ q: q.trim() })} style={{ width: 220 }} />
         <Select
           allowClear
           placeholder={t('users.role')}
+          aria-label={t('users.role')}
           style={{ width: 140 }}
           onChange={(role) => setFilter({ role })}
           options={(['user', 'admin', 'root'] as const).map((r) => ({ value: r, label: t(`users.role_${r}`) }))}
@@ -86,6 +87,7 @@ export default function UsersPage() {
         <Select
           allowClear
           placeholder={t('common.status')}
+          aria-label={t('common.status')}
           style={{ width: 140 }}
           onChange={(status) => setFilter({ status })}
           options={[
