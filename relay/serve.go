@@ -44,6 +44,8 @@ type request struct {
 	limits      deadlines        // the request's time budgets across attempts (deadlines.go)
 	pool        routing.Pool     // the groups, routes and channels the request may use (route.go)
 	route       *routing.Request // what the selector knows of the request, made once (route.go)
+	ownPrefs    bool             // the request carried routing preferences of its own (header or body)
+	routed      *routed          // the plan and decision (attempt), for the decision log (finish)
 }
 
 func (rq *request) account() ledger.Account {
@@ -133,8 +135,15 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 		fail(c, rq.proto, newErr(http.StatusForbidden, "model_not_allowed", rq.model))
 		return
 	}
+	prefs, rerr := r.routePrefs(c.Request.Header, rq)
+	if rerr != nil {
+		fail(c, rq.proto, rerr)
+		return
+	}
 	rq.pool, rq.route = r.Routing.Pool(who.groups, rq.model), r.routeRequest(rq)
+	rq.route.Prefs = prefs
 	price, priced := r.Pricing.Lookup(rq.model)
+	rq.route.SellPer1M = sellPer1M(price)
 	if priced && !r.poolServes(rq.pool, rq) {
 		// 503 only when channels of this endpoint serve the model but are disabled right now; a 4xx when it
 		// is served on another endpoint only (an SDK retries a 503 forever).
