@@ -267,7 +267,8 @@ func (e *Engine) rankGroup(cs []Candidate, ss []Score, rq *Request, t *model.Rou
 		}
 	}
 	first := -1
-	if len(explore) > 0 && (k == 0 || float64(rq.Intn(1_000_000)) < exploreShare*1_000_000) {
+	if rq.DryRun { // a simulation shows the ranking by score; the shares say how often each would lead
+	} else if len(explore) > 0 && (k == 0 || float64(rq.Intn(1_000_000)) < exploreShare*1_000_000) {
 		first = explore[rq.Intn(len(explore))]
 		if ss[first].Demoted && !rq.DryRun {
 			e.explored.Store(cs[first].Channel.ID, now.UnixNano())
