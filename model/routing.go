@@ -24,9 +24,9 @@ type RouteTuning struct {
 	RecoveryS        int          `json:"recovery_s,omitempty"`        // a demoted channel is explored again after this
 	MaxAttempts      int          `json:"max_attempts,omitempty"`      // attempts per request (0: the group's failover)
 	TopK             int          `json:"top_k,omitempty"`
-	MinShare         float64      `json:"min_share,omitempty"`     // first picks each of the top-k gets at least
-	Temperature      float64      `json:"temperature,omitempty"`   // softmax temperature over scores
-	Explore          float64      `json:"explore,omitempty"`       // first picks given to channels with too few samples
+	MinShare         float64      `json:"min_share,omitempty"`      // first picks each of the top-k gets at least
+	Temperature      float64      `json:"temperature,omitempty"`    // softmax temperature over scores
+	Explore          float64      `json:"explore,omitempty"`        // first picks given to channels with too few samples
 	LatencyRefMs     float64      `json:"latency_ref_ms,omitempty"` // latency that scores 0.5
 	CostRef          float64      `json:"cost_ref,omitempty"`       // USD per 1M that scores 0.5
 	LiveWeight       float64      `json:"live_weight,omitempty"`    // share of the node's live EWMA in an input

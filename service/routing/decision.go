@@ -101,7 +101,7 @@ func (e *Engine) Ranking(p Pool, plan Plan, rq *Request, withInputs bool) []Rank
 		if i < len(plan.Scores) && plan.Scores[i].ChannelID == c.Channel.ID {
 			s := plan.Scores[i]
 			in := s.Inputs
-			r.Score, r.Share, r.Inputs, r.Exploring, r.Demoted, r.Reason = s.Score, s.Share, &in, s.Exploring, s.Demoted, s.Reason
+			r.Score, r.Share, r.Inputs, r.Exploring, r.Demoted, r.Reason = s.Score, s.Share, &in, s.Exploring, s.Demoted, s.Why()
 		} else {
 			r.Reason = fmt.Sprintf("%s, rank %d", plan.Strategy, i+1)
 			if withInputs {
@@ -142,7 +142,7 @@ func (e *Engine) Row(reqID string, userID int64, p Pool, plan Plan, rq *Request,
 		row.Reason = "no channel answered"
 	}
 	if len(plan.Scores) > 0 && plan.Scores[0].ChannelID == row.ChannelID {
-		row.Reason += ": " + plan.Scores[0].Reason
+		row.Reason += ": " + plan.Scores[0].Why()
 	}
 	body := struct {
 		Ranking []Ranked          `json:"ranking"`

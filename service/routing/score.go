@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"fmt"
 	"math"
 
 	"tollgate/model"
@@ -18,6 +19,7 @@ type Inputs struct {
 	Samples     float64 `json:"samples"`          // samples behind the periods' numbers
 	Source      string  `json:"source,omitempty"` // node, fleet or "" (no data yet)
 	Active      int64   `json:"active"`           // attempts in flight on this node
+	LiveSamples int64   `json:"live_samples"`     // outcomes behind the node's live EWMA
 	LatencyS    float64 `json:"latency_score"`
 	SuccessS    float64 `json:"success_score"`
 	CostS       float64 `json:"cost_score"`
@@ -33,7 +35,28 @@ type Score struct {
 	Inputs    Inputs  `json:"inputs"`
 	Exploring bool    `json:"exploring,omitempty"` // too few samples: scored neutral, given the exploration share
 	Demoted   bool    `json:"demoted,omitempty"`   // failure rate above the threshold: last, explored after recovery_s
-	Reason    string  `json:"reason"`
+	Preferred bool    `json:"preferred,omitempty"` // moved first by the caller's prefer
+	TopK      int     `json:"-"`                   // the k of the top-k it was ranked in
+	Rank      int     `json:"rank"`                // its place by score (1 = best)
+}
+
+// Why says in words where the score put the candidate (built only when a decision is shown or logged).
+func (s *Score) Why() string {
+	var r string
+	switch {
+	case s.Exploring:
+		r = "exploring: fewer than min_samples"
+	case s.Demoted:
+		r = fmt.Sprintf("demoted: failure rate %.2f above failure_threshold", 1-s.Inputs.Success)
+	case s.Rank <= s.TopK:
+		r = fmt.Sprintf("top-%d, rank %d", s.TopK, s.Rank)
+	default:
+		r = fmt.Sprintf("fallback, rank %d", s.Rank)
+	}
+	if s.Preferred {
+		r = "preferred; " + r
+	}
+	return r
 }
 
 // inputs gathers a channel's inputs for m: the book's snapshot blended with the node's live EWMA (weight
@@ -47,7 +70,7 @@ func (e *Engine) inputs(ch *channel.Channel, rq *Request, t *model.RouteTuning) 
 	}
 	if e.Live != nil {
 		lv := e.Live(ch.ID)
-		in.Active = lv.Active
+		in.Active, in.LiveSamples = lv.Active, lv.Samples
 		if lv.Samples > 0 {
 			lw := t.LiveWeight
 			if in.Source == "" {

@@ -172,13 +172,13 @@ func (e *Engine) scored(p Pool, rq *Request, plan *Plan, strategy string) {
 		s := Score{Group: c.Group, ChannelID: c.Channel.ID, Name: c.Channel.Name, Inputs: in, Score: blend(&in, w)}
 		samples := in.Samples
 		if in.Source == "" { // nothing rolled up yet: what this node has seen live
-			samples = float64(e.liveSamples(c.Channel.ID))
+			samples = float64(in.LiveSamples)
 		}
 		switch {
 		case samples < float64(max(t.MinSamples, 1)):
-			s.Exploring, s.Score, s.Reason = true, 0.5, "exploring: fewer than min_samples"
+			s.Exploring, s.Score = true, 0.5
 		case 1-in.Success > t.FailureThreshold:
-			s.Demoted, s.Reason = true, fmt.Sprintf("demoted: failure rate %.2f > %.2f", 1-in.Success, t.FailureThreshold)
+			s.Demoted = true
 		}
 		plan.Scores[i] = s
 	}
@@ -213,13 +213,17 @@ func (e *Engine) rankGroup(cs []Candidate, ss []Score, rq *Request, t *model.Rou
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := &ss[idx[a]], &ss[idx[b]]
+	before := func(x, y *Score) bool {
 		if class(x) != class(y) {
 			return class(x) < class(y)
 		}
 		return x.Score > y.Score
-	})
+	}
+	for i := 1; i < len(idx); i++ { // insertion sort, stable: a pool is a few dozen channels at most
+		for j := i; j > 0 && before(&ss[idx[j]], &ss[idx[j-1]]); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
 	nScored := 0
 	for _, i := range idx {
 		if class(&ss[i]) == 0 {
@@ -254,17 +258,13 @@ func (e *Engine) rankGroup(cs []Candidate, ss []Score, rq *Request, t *model.Rou
 	}
 	for j, i := range idx[:k] {
 		ss[i].Share = pr[j] * (1 - exploreShare)
-		if ss[i].Reason == "" {
-			ss[i].Reason = fmt.Sprintf("top-%d, rank %d", k, j+1)
-		}
+		ss[i].TopK, ss[i].Rank = k, j+1
 	}
 	for _, i := range explore {
 		ss[i].Share = exploreShare / float64(len(explore))
 	}
-	for _, i := range idx[k:] {
-		if ss[i].Reason == "" {
-			ss[i].Reason = "fallback, rank " + strconv.Itoa(slices.Index(idx, i)+1)
-		}
+	for j, i := range idx[k:] {
+		ss[i].Rank = k + j + 1
 	}
 	first := -1
 	if rq.DryRun { // a simulation shows the ranking by score; the shares say how often each would lead
@@ -348,7 +348,7 @@ func (e *Engine) applyPrefs(rq *Request, plan *Plan) {
 				plan.Candidates[k] = c
 				if plan.Scores != nil {
 					s := plan.Scores[i]
-					s.Reason = "preferred; " + s.Reason
+					s.Preferred = true
 					copy(plan.Scores[k+1:i+1], plan.Scores[k:i])
 					plan.Scores[k] = s
 				}
@@ -384,7 +384,7 @@ func (e *Engine) excludes(c Candidate, rq *Request) (Exclusion, bool) {
 	}
 	if pf.MaxPrice > 0 || pf.MinSuccess > 0 || pf.MaxP95Ms > 0 {
 		in := e.inputs(ch, rq, &rq.Tuning)
-		known := in.Source != "" || e.liveSamples(ch.ID) > 0
+		known := in.Source != "" || in.LiveSamples > 0
 		switch {
 		case pf.MaxPrice > 0 && in.Price > pf.MaxPrice:
 			x.Pref, x.Reason = "max_price", fmt.Sprintf("price %g > max_price %g", in.Price, pf.MaxPrice)
