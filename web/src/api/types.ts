@@ -34,6 +34,8 @@ export interface User {
   language?: string;
   /** Two-factor sign-in is on. */
   totp_enabled?: boolean;
+  /** The user's routing preferences (PATCH /api/user/routing). */
+  routing?: import('./routing').RoutePrefs;
 }
 
 export interface Page<T> {

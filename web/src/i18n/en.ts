@@ -3,6 +3,7 @@ import logs from './en/logs';
 import channels from './en/channels';
 import logicalGroups from './en/logicalGroups';
 import wallet from './en/wallet';
+import routing from './en/routing';
 import alertSettings from './en/alertSettings';
 /** English UI text. Keys are grouped by page; zh-CN.ts has the same keys. */
 import oauth from './en/oauth';
@@ -39,6 +40,9 @@ const en = {
     redemptions: 'Redemption codes',
     payment: 'Payment settings',
     tiers: 'Tiers',
+    routingSim: 'Routing simulator',
+    routingConfig: 'Routing',
+    routingDecisions: 'Routing decisions',
   },
   common: {
     actions: 'Actions',
@@ -339,6 +343,7 @@ const en = {
     ip: 'IP',
   },
   wallet,
+  routing,
   orders: {
     title: 'Orders',
     empty: 'No orders match',
