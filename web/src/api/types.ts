@@ -122,6 +122,8 @@ export interface Token {
   spent_month?: number;
   created_at: string;
   last_used_at: string | null;
+  /** The key's routing preferences (RoutePrefs). */
+  routing?: import('./routing').RoutePrefs;
 }
 
 export interface TokenInput {
@@ -139,6 +141,7 @@ export interface TokenInput {
   monthly_budget?: number;
   tpm?: number;
   status?: EnabledStatus;
+  routing?: import('./routing').RoutePrefs;
 }
 
 export interface PriceRow {

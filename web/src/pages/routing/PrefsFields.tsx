@@ -29,7 +29,7 @@ export function toPrefs(v: PrefsValues): RoutePrefs {
 const TARGET = /^(channel:[1-9][0-9]*|tag:.{1,64})$/;
 
 /** The preference fields, inside a Form (optionally under a name prefix). */
-export function PrefsFields() {
+export function PrefsFields({ prefix = [] }: { prefix?: string[] }) {
   const { t } = useTranslation();
   const targets = {
     validator: async (_: unknown, v?: string[]) => {
@@ -38,29 +38,29 @@ export function PrefsFields() {
   };
   return (
     <>
-      <Form.Item name="strategy" label={t('routing.strategy')}>
+      <Form.Item name={[...prefix, 'strategy']} label={t('routing.strategy')}>
         <Select
           allowClear
           placeholder={t('routing.strategyDefault')}
           options={STRATEGIES.map((s) => ({ value: s, label: t(`routing.strategy_${s}`) }))}
         />
       </Form.Item>
-      <Form.Item name="prefer" label={t('routing.prefer')} extra={t('routing.targetsHint')} rules={[targets]}>
+      <Form.Item name={[...prefix, 'prefer']} label={t('routing.prefer')} extra={t('routing.targetsHint')} rules={[targets]}>
         <Select mode="tags" open={false} />
       </Form.Item>
-      <Form.Item name="avoid" label={t('routing.avoid')} extra={t('routing.targetsHint')} rules={[targets]}>
+      <Form.Item name={[...prefix, 'avoid']} label={t('routing.avoid')} extra={t('routing.targetsHint')} rules={[targets]}>
         <Select mode="tags" open={false} />
       </Form.Item>
-      <Form.Item name="max_price" label={t('routing.maxPrice')}>
+      <Form.Item name={[...prefix, 'max_price']} label={t('routing.maxPrice')}>
         <InputNumber min={0} max={1000000} style={{ width: '100%' }} />
       </Form.Item>
-      <Form.Item name="min_success" label={t('routing.minSuccess')}>
+      <Form.Item name={[...prefix, 'min_success']} label={t('routing.minSuccess')}>
         <InputNumber min={0} max={1} step={0.01} style={{ width: '100%' }} />
       </Form.Item>
-      <Form.Item name="max_p95_ms" label={t('routing.maxP95')}>
+      <Form.Item name={[...prefix, 'max_p95_ms']} label={t('routing.maxP95')}>
         <InputNumber min={0} max={3600000} precision={0} style={{ width: '100%' }} />
       </Form.Item>
-      <Form.Item name="require" label={t('routing.require')}>
+      <Form.Item name={[...prefix, 'require']} label={t('routing.require')}>
         <Select
           mode="multiple"
           allowClear
