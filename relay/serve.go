@@ -143,7 +143,9 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	rq.pool, rq.route = r.Routing.Pool(who.groups, rq.model), r.routeRequest(rq)
 	rq.route.Prefs = prefs
 	price, priced := r.Pricing.Lookup(rq.model)
-	rq.route.SellPer1M = sellPer1M(price)
+	if s := r.Routing.Strategy(rq.route); s == routing.StrategyCost || s == routing.StrategyBalanced || prefs.MaxPrice > 0 {
+		rq.route.SellPer1M = sellPer1M(price) // a channel without an upstream price costs the sell price
+	}
 	if priced && !r.poolServes(rq.pool, rq) {
 		// 503 only when channels of this endpoint serve the model but are disabled right now; a 4xx when it
 		// is served on another endpoint only (an SDK retries a 503 forever).
