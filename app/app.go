@@ -337,7 +337,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Signin:      &controller.Signin{Accounts: a.Accounts, Outbox: a.Outbox, PublicURL: cfg.PublicURL},
 		Routing: &controller.Routing{Configs: a.RoutingConfigs, Log: a.Decisions, Accounts: a.Accounts,
 			Simulator: &routing.Simulator{Engine: a.Routing, User: a.Store.UserByID, Token: a.Store.TokenByID,
-				MayUse: a.Groups.MayUse, SellPer1M: a.sellPer1M}},
+				MayUse: a.Groups.MayUse, SellPer1M: a.sellPer1M, ShowChannels: func() bool { return a.Settings.Get().ShowChannelToUsers }}},
 
 		StepUp:           a.Accounts,
 		Require2FAAdmins: func() bool { return a.Settings.Get().Require2FAAdmins },

@@ -161,7 +161,8 @@ func TestMetricRouting_RecoveredChannelRegainsShareWithinTwoPeriods(t *testing.T
 	}
 }
 
-// The simulator is open to users for their own groups and keys only; admins may simulate any user or group.
+// The simulator is open to users for their own groups and keys only, naming providers rather than channels;
+// admins may simulate any user or group.
 func TestMetricRouting_SimulatorScopes(t *testing.T) {
 	tr := newTrio(t, time.Second)
 	tr.logicalGroup("vip", "2", []route{{"all", 10, 1, []int64{tr.ids["A"], tr.ids["B"]}}}, map[string]any{"access": map[string]any{"all": false}})
@@ -182,6 +183,11 @@ func TestMetricRouting_SimulatorScopes(t *testing.T) {
 	mine := simulate(t, tr.alice.c, map[string]any{"model": rsModel})
 	if len(mine.Candidates) != 3 || mine.Strategy != "priority" {
 		t.Fatalf("alice's own group: %+v", mine)
+	}
+	for _, c := range mine.Candidates { // users see providers, not channels (show_channel_to_users is off)
+		if c.ChannelID != 0 || !strings.HasPrefix(c.Name, "prov-") {
+			t.Fatalf("a user's simulation shows a channel: %+v", c)
+		}
 	}
 	vip := simulate(t, tr.root, map[string]any{"model": rsModel, "group": "vip", "user_id": bob.id})
 	if kept, _ := order(vip); len(kept) != 2 {

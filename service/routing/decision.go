@@ -79,6 +79,7 @@ func (d *Decision) JSON() json.RawMessage {
 type Ranked struct {
 	ChannelID int64   `json:"channel_id"`
 	Name      string  `json:"name"`
+	Tag       string  `json:"tag,omitempty"` // the channel's provider tag
 	Group     string  `json:"group"`
 	Route     string  `json:"route"`
 	Score     float64 `json:"score"`
@@ -97,7 +98,7 @@ type Ranked struct {
 func (e *Engine) Ranking(p Pool, plan Plan, rq *Request, withInputs bool) []Ranked {
 	out := make([]Ranked, 0, len(plan.Candidates)+len(plan.Excluded))
 	for i, c := range plan.Candidates {
-		r := Ranked{ChannelID: c.Channel.ID, Name: c.Channel.Name, Group: p[c.Group].Group.Name, Route: c.Route.Name}
+		r := Ranked{ChannelID: c.Channel.ID, Name: c.Channel.Name, Tag: c.Channel.Tag, Group: p[c.Group].Group.Name, Route: c.Route.Name}
 		if i < len(plan.Scores) && plan.Scores[i].ChannelID == c.Channel.ID {
 			s := plan.Scores[i]
 			in := s.Inputs
@@ -113,8 +114,9 @@ func (e *Engine) Ranking(p Pool, plan Plan, rq *Request, withInputs bool) []Rank
 	}
 	for _, x := range plan.Excluded {
 		r := Ranked{ChannelID: x.ChannelID, Name: x.Name, Group: p[x.Group].Group.Name, Excluded: true, Pref: x.Pref, Reason: x.Reason}
-		if withInputs {
-			if ch := e.current().ch.ByID[x.ChannelID]; ch != nil {
+		if ch := e.current().ch.ByID[x.ChannelID]; ch != nil {
+			r.Tag = ch.Tag
+			if withInputs {
 				in := e.inputs(ch, rq, &rq.Tuning)
 				r.Inputs = &in
 			}

@@ -38,6 +38,9 @@ type Simulator struct {
 	MayUse func(u *model.User, group string) bool
 	// SellPer1M is the model's sell price (USD per 1M tokens, mean of input and output); ok false: unpriced.
 	SellPer1M func(model string) (float64, bool)
+	// ShowChannels says whether users may see channel names and ids (the show_channel_to_users setting);
+	// without it a user's simulation names each candidate by its provider tag only.
+	ShowChannels func() bool
 }
 
 // Simulate ranks the candidates for actor's request. A user simulates for themselves only, through groups
@@ -99,6 +102,11 @@ func (s *Simulator) Simulate(ctx context.Context, actor *model.User, in SimInput
 	}
 	pool := s.Engine.Pool(groups, in.Model)
 	plan := s.Engine.Select(pool, rq)
-	return &SimResult{Strategy: plan.Strategy, Groups: groups, Prefs: rq.Prefs, Candidates: s.Engine.Ranking(pool, plan, rq, true),
-		DecisionUs: plan.Took.Microseconds()}, nil
+	ranked := s.Engine.Ranking(pool, plan, rq, true)
+	if !admin && (s.ShowChannels == nil || !s.ShowChannels()) {
+		for i := range ranked { // what users may see of channels: their provider, never the channel itself
+			ranked[i].ChannelID, ranked[i].Name, ranked[i].Route = 0, ranked[i].Tag, ""
+		}
+	}
+	return &SimResult{Strategy: plan.Strategy, Groups: groups, Prefs: rq.Prefs, Candidates: ranked, DecisionUs: plan.Took.Microseconds()}, nil
 }
