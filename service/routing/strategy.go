@@ -406,12 +406,12 @@ func (e *Engine) excludes(c Candidate, rq *Request) (Exclusion, bool) {
 	return x, false
 }
 
-// ExcludedBy names the preferences that excluded candidates, each once, in order of first use.
+// ExcludedBy names the preferences that excluded candidates, each once, in a fixed order.
 func (p Plan) ExcludedBy() []string {
 	var out []string
-	for _, x := range p.Excluded {
-		if !slices.Contains(out, x.Pref) {
-			out = append(out, x.Pref)
+	for _, pref := range [...]string{"avoid", "max_price", "min_success", "max_p95_ms", "require"} {
+		if slices.ContainsFunc(p.Excluded, func(x Exclusion) bool { return x.Pref == pref }) {
+			out = append(out, pref)
 		}
 	}
 	return out

@@ -186,3 +186,11 @@ func BenchmarkSelect_Balanced20(b *testing.B) {
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
 	b.ReportMetric(float64(took[len(took)/2].Nanoseconds())/1000, "p50-µs")
 }
+
+// The 4xx names the excluding preferences in one order, whatever order the candidates came in.
+func TestExcludedBy_FixedOrder(t *testing.T) {
+	p := Plan{Excluded: []Exclusion{{Pref: "max_price"}, {Pref: "avoid"}, {Pref: "max_price"}}}
+	if got := strings.Join(p.ExcludedBy(), ", "); got != "avoid, max_price" {
+		t.Fatalf("%q", got)
+	}
+}
