@@ -202,14 +202,14 @@ func TestMetricRouting_DecisionLogAndRetention(t *testing.T) {
 	tr.warm(tr.key)
 	a := tr.do("/v1/chat/completions", tr.key, chatBody(rsModel, false), "X-Tollgate-Route", "strategy=balanced")
 	a.mustOK(t)
-	tr.node.App.Decisions.Flush()
-	res := tr.root.Do("GET", "/api/admin/routing/decisions?request_id="+a.reqID, nil)
 	var page struct {
 		Items []model.RoutingDecision `json:"items"`
 	}
-	if res.Status != http.StatusOK || json.Unmarshal(res.Body, &page) != nil || len(page.Items) != 1 {
-		t.Fatalf("decisions by request id: %d %s", res.Status, res.Body)
-	}
+	waitFor(t, "the decision row", func() bool { // queued after the answer (finish), written in batches
+		tr.node.App.Decisions.Flush()
+		res := tr.root.Do("GET", "/api/admin/routing/decisions?request_id="+a.reqID, nil)
+		return res.Status == http.StatusOK && json.Unmarshal(res.Body, &page) == nil && len(page.Items) == 1
+	})
 	d := page.Items[0]
 	var body struct {
 		Ranking []ranked `json:"ranking"`
