@@ -65,7 +65,7 @@ test-e2e: build
 
 ## bench: gateway vs a plain reverse proxy against the same fake upstream (see bench/main.go)
 bench:
-	$(GO) run ./bench
+	$(GO) run ./bench $(BENCH_FLAGS)
 
 clean:
 	rm -rf tollgate web/dist/assets web/dist/index.html

@@ -76,6 +76,8 @@ type Options struct {
 	Alerts alert.Options
 	// FleetClock is the fleet metrics' time (nil: time.Now); tests age buckets into hours.
 	FleetClock func() time.Time
+	// RoutingPeriod is metric-driven routing's aggregation period (0: routing.DefaultPeriod); tests shorten it.
+	RoutingPeriod time.Duration
 	// OAuthClient makes the calls to sign-in providers (nil: a client with a 15 s timeout); OAuthClock is
 	// the time ID tokens are checked against (nil: time.Now).
 	OAuthClient *http.Client
@@ -120,7 +122,10 @@ type App struct {
 	Fleet *fleet.Recorder
 	// Routing is the routing engine (logical groups → routes → channels) with the route breakers.
 	Routing *routing.Engine
-	Sticky  *sticky.Store
+	// RoutingConfigs is the per group × model routing configuration; Decisions the routing decision log.
+	RoutingConfigs *routing.Configs
+	Decisions      *routing.DecisionLog
+	Sticky         *sticky.Store
 	// Alerts sends webhooks and e-mails on breaker trips, disabled keys, error rates and low balances.
 	Alerts *alert.Service
 	// OAuth signs users in with GitHub and OIDC providers.
@@ -213,6 +218,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	// Route breakers are breakers too, in their own namespace of the cache and bus (ids are routing.RouteID).
 	a.Routing = routing.NewEngine(a.Channels.Snapshot, a.Groups.Book,
 		health.New(health.Config{Namespace: "route"}, a.Cache, a.Bus, routeClock), routeClock)
+	a.RoutingConfigs = routing.NewConfigs(a.Store, a.Bus, a.Audit)
+	a.Routing.Configs, a.Routing.Live = a.RoutingConfigs, a.Health.Live
 	a.Groups.ChannelExists = func(id int64) bool { _, ok := a.Channels.Snapshot().ByID[id]; return ok }
 	a.Channels.OnLoad(func(s *channel.Snapshot) {
 		for id, ch := range s.ByID {
@@ -227,7 +234,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		return nil, "", err
 	}
 	a.closers = append(a.closers, func(context.Context) error { return a.Bus.Close() })
-	if err := errors.Join(a.Settings.Load(ctx), a.Groups.Load(ctx), a.Tiers.Load(ctx), a.Channels.Load(ctx), a.Pricing.Load(ctx)); err != nil {
+	if err := errors.Join(a.Settings.Load(ctx), a.Groups.Load(ctx), a.Tiers.Load(ctx), a.Channels.Load(ctx), a.Pricing.Load(ctx),
+		a.RoutingConfigs.Load(ctx)); err != nil {
 		return nil, "", err
 	}
 	a.Logs = usagelog.NewWriter(a.Store, 8192, 500, 200*time.Millisecond, logOpts...)
@@ -273,6 +281,15 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.Fleet.Start()
 	a.closers = append(a.closers, a.Fleet.Close)
 	a.Relay.Fleet = a.Fleet
+	// Metric-driven routing: this node's periods (and the fleet's rollups) in a snapshot the strategies read.
+	a.Routing.Book = routing.NewBook(opt.RoutingPeriod, a.Fleet)
+	a.Routing.Book.Start()
+	a.closers = append(a.closers, a.Routing.Book.Close)
+	a.Decisions = routing.NewDecisionLog(a.Store, a.Cache, func() int { return a.Settings.Get().RoutingDecisionSample },
+		func() int { return a.Settings.Get().RoutingDecisionRetentionDays })
+	a.Decisions.Start()
+	a.closers = append(a.closers, a.Decisions.Close)
+	a.Relay.Decisions = a.Decisions
 	a.Alerts = alert.New(alert.Deps{Store: a.Store, Cache: a.Cache, Settings: a.Settings, Balances: a.Ledger,
 		ChannelName: func(id int64) string {
 			if ch, ok := a.Channels.Snapshot().ByID[id]; ok {
@@ -327,6 +344,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Alerts:      &controller.Alerts{Alerts: a.Alerts},
 		OAuth:       &controller.OAuth{OAuth: a.OAuth, Auth: authHandler, PublicURL: cfg.PublicURL, Secure: cfg.CookieSecure},
 		Signin:      &controller.Signin{Accounts: a.Accounts, Outbox: a.Outbox, PublicURL: cfg.PublicURL},
+		Routing: &controller.Routing{Configs: a.RoutingConfigs, Log: a.Decisions, Accounts: a.Accounts,
+			Simulator: &routing.Simulator{Engine: a.Routing, User: a.Store.UserByID, Token: a.Store.TokenByID,
+				MayUse: a.Groups.MayUse, SellPer1M: a.sellPer1M, ShowChannels: func() bool { return a.Settings.Get().ShowChannelToUsers }}},
 
 		StepUp:           a.Accounts,
 		Require2FAAdmins: func() bool { return a.Settings.Get().Require2FAAdmins },
@@ -380,4 +400,15 @@ func (a *App) metricsRoute() gin.HandlerFunc {
 		}
 		h(c)
 	}
+}
+
+// sellPer1M is a model's sell price in USD per 1M tokens (mean of input and output) for the routing simulator.
+func (a *App) sellPer1M(m string) (float64, bool) {
+	p, ok := a.Pricing.Lookup(m)
+	if !ok {
+		return 0, false
+	}
+	in, _ := p.Input.Float64()
+	out, _ := p.Output.Float64()
+	return (in + out) / 2, true
 }

@@ -60,6 +60,8 @@ type config struct {
 	jsonPath      string
 	repo          string
 	bin           string
+	strategy      string // routing strategy of every model on the measured nodes ("" = priority, the default)
+	channels      int    // copies of the bench channel (the routing decision then ranks this many candidates)
 }
 
 func main() {
@@ -76,6 +78,8 @@ func main() {
 	flag.StringVar(&cfg.jsonPath, "json", "", "also write the report as JSON to this file")
 	flag.StringVar(&cfg.repo, "repo", "", "repository root to build Tollgate from (default: the module root of the working directory)")
 	flag.StringVar(&cfg.bin, "tollgate-bin", "", "use this Tollgate binary instead of building one")
+	flag.StringVar(&cfg.strategy, "strategy", "", "routing strategy for every model: priority, performance, cost, balanced, round_robin, least_busy (empty: the default)")
+	flag.IntVar(&cfg.channels, "channels", 1, "copies of the bench channel on the same fake upstream (candidates per routing decision)")
 	flag.Parse()
 	cfg.rounds = max(cfg.rounds, 1)
 	if *serve != "" {
@@ -306,7 +310,7 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 			if p, base, err = startTollgate(ctx, bin, tmp, sh); err == nil {
 				*procs = append(*procs, p)
 				up.ClearRequests()
-				key, api, err = setupTollgate(ctx, base, up)
+				key, api, err = setupTollgate(ctx, base, up, cfg.strategy, cfg.channels)
 				if err != nil {
 					err = p.failure("setup failed: " + err.Error())
 				}

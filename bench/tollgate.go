@@ -110,7 +110,9 @@ func (a *apiClient) call(ctx context.Context, method, path string, body, out any
 
 // setupTollgate creates the bench channel, prices, balance and an sk- key through the API (docs/API.md) and
 // returns the key once a relayed call succeeds.
-func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (string, *apiClient, error) {
+// strategy, when set, becomes every model's routing strategy (PUT /api/admin/routing/models/*/*); channels > 1
+// adds copies of the bench channel, so each routing decision ranks that many candidates.
+func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream, strategy string, channels int) (string, *apiClient, error) {
 	a := &apiClient{base: base, c: &http.Client{Timeout: 10 * time.Second}}
 	var login struct {
 		Token string `json:"token"`
@@ -134,6 +136,17 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream) (st
 	}
 	if err := a.call(ctx, http.MethodPost, "/api/admin/channels", channel, &ch); err != nil {
 		return "", nil, err
+	}
+	for i := 2; i <= channels; i++ {
+		channel["name"] = fmt.Sprintf("bench-%d", i)
+		if err := a.call(ctx, http.MethodPost, "/api/admin/channels", channel, nil); err != nil {
+			return "", nil, err
+		}
+	}
+	if strategy != "" {
+		if err := a.call(ctx, http.MethodPut, "/api/admin/routing/models/*/*", map[string]any{"strategy": strategy}, nil); err != nil {
+			return "", nil, fmt.Errorf("routing strategy %s: %w", strategy, err)
+		}
 	}
 	// The same models under convSuffix live on an anthropic channel only: OpenAI chat calls to them are
 	// translated to Messages and back.

@@ -50,7 +50,7 @@ func (s *Store) SeparateLogs() bool { return s.logs != nil && s.logs != s }
 
 // logModels are the tables of a log database: usage logs, their daily sums and the fleet rollups.
 func logModels() []any {
-	return []any{&UsageLog{}, &UsageDailyKey{}, &UsageDailyChannel{}, &FleetBucket{}}
+	return []any{&UsageLog{}, &UsageDailyKey{}, &UsageDailyChannel{}, &FleetBucket{}, &RoutingDecision{}}
 }
 
 // MigrateLogs creates or updates the log tables of a separate log database (a named lock makes nodes take

@@ -40,6 +40,9 @@ type Token struct {
 
 	// AdminDisabled marks a key an admin switched off: only an admin may switch it back on.
 	AdminDisabled bool `gorm:"not null;default:false" json:"admin_disabled"`
+
+	// Routing is the key's routing preferences (over its owner's profile ones; a request's override them).
+	Routing JSON[RoutePrefs] `gorm:"type:text" json:"routing"`
 }
 
 // CreateToken inserts t.

@@ -60,6 +60,9 @@ type User struct {
 	TOTPSecret   string `gorm:"column:totp_secret;type:varchar(255);not null;default:''" json:"-"`
 	TOTPEnabled  bool   `gorm:"column:totp_enabled;not null;default:false" json:"totp_enabled"`
 	TOTPLastStep int64  `gorm:"column:totp_last_step;not null;default:0" json:"-"`
+
+	// Routing is the user's routing preferences from the profile (a key's and a request's override them).
+	Routing JSON[RoutePrefs] `gorm:"type:text" json:"routing"`
 }
 
 // BeforeCreate fills the case-folded username so every insert path keeps the unique index meaningful.

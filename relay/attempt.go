@@ -155,6 +155,9 @@ func (r *Relay) takeKey(ch *channel.Channel, st *attemptState, prefer int) (int,
 // retryBudget is how many attempts a request may add after its first: the group's max_attempts − 1 where
 // it sets one, else the retry_budget setting.
 func (r *Relay) retryBudget(rq *request) int {
+	if n := rq.route.Tuning.MaxAttempts; n > 0 { // the routing configuration of the key's group × model
+		return n - 1
+	}
 	if len(rq.pool) > 0 {
 		if n := rq.pool[0].Group.Failover.V.MaxAttempts; n > 0 {
 			return n - 1
@@ -209,6 +212,10 @@ func (r *Relay) attempt(c *gin.Context, rq *request) *outcome {
 	ctx := c.Request.Context()
 	st.rt = r.plan(ctx, c.Request.Header, rq)
 	rt := st.rt
+	if rerr := excludedAll(rt, rq.model); rerr != nil { // the caller's preferences left nothing: say which
+		fail(c, rq.proto, rerr)
+		return &outcome{status: rerr.status, class: ClassNone, errMsg: rerr.code, errCode: rerr.code, decision: &rt.decision}
+	}
 	rq.limits = newDeadlines(rq.start, r.Settings.Get(), groupDeadline(rq))
 	for {
 		if cause := rq.limits.expired(time.Now()); cause != nil {
@@ -236,6 +243,7 @@ func (r *Relay) attempt(c *gin.Context, rq *request) *outcome {
 			h.Set("X-Tollgate-Channel", strconv.FormatInt(ch.ID, 10))
 			h.Set("X-Tollgate-Attempt", strconv.Itoa(len(st.attempts)+1))
 			h.Set("X-Tollgate-Route", s.group+"/"+route.Name)
+			h.Set("X-Tollgate-Strategy", rt.plan.Strategy)
 			if note := rt.note(ch); note != "" {
 				h.Set("X-Tollgate-Sticky", note)
 			}

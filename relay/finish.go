@@ -126,6 +126,7 @@ func (r *Relay) finish(fin finishing, rq *request, out *outcome) {
 	r.Logs.Write(usagelog.Entry{Log: l, TokenLimited: !rq.who.tok.Unlimited})
 	r.observe(&l, out)
 	r.observeFleet(&l, out)
+	r.logDecision(rq, out)
 	if r.Alerts != nil {
 		r.Alerts.Finished(rq.who.user, rq.model, upstreamFailure(out), charged)
 	}

@@ -14,7 +14,7 @@ type FleetRecorder interface {
 
 // observeFleet hands a finished request to the fleet metrics: in-memory adds, after the answer.
 func (r *Relay) observeFleet(l *model.UsageLog, out *outcome) {
-	if r.Fleet == nil || len(out.attempts) == 0 || l.IsTest {
+	if (r.Fleet == nil && r.Routing.Book == nil) || len(out.attempts) == 0 || l.IsTest {
 		return
 	}
 	q := fleet.Request{Model: l.Model, Prompt: l.PromptTokens, Output: l.CompletionTokens,
@@ -25,5 +25,19 @@ func (r *Relay) observeFleet(l *model.UsageLog, out *outcome) {
 	if out.delivered {
 		q.FirstByte = max(out.firstByte, time.Millisecond)
 	}
-	r.Fleet.Observe(q)
+	if r.Fleet != nil {
+		r.Fleet.Observe(q)
+	}
+	if r.Routing.Book != nil {
+		r.Routing.Book.Observe(q) // the same request feeds the routing scores' periods
+	}
+}
+
+// logDecision queues the routing decision's row (1 in the decision_sample setting) for the decision log.
+func (r *Relay) logDecision(rq *request, out *outcome) {
+	if r.Decisions == nil || rq.routed == nil || rq.at.IsZero() || !r.Decisions.Sampled() {
+		return
+	}
+	rt := rq.routed
+	r.Decisions.Add(r.Routing.Row(rq.id, rq.who.user.ID, rt.pool, rt.plan, rq.route, out.decision))
 }

@@ -66,6 +66,8 @@ type Deps struct {
 	Metrics  *metrics.Metrics
 	Headroom *Headroom // non-nil: overlap the reservation with the upstream call (remote ledgers)
 	Alerts   AlertSink // nil: no alerts (service/alert hears finished requests and disabled keys)
+	// Decisions keeps routing decisions in their own table (nil: none).
+	Decisions DecisionSink
 	// Clock is the time a request is admitted at, which places it in its key's spend windows and dates its
 	// log row (nil: time.Now); tests move it across a day or month boundary.
 	Clock func() time.Time

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tollgate/service/channel"
+	"tollgate/service/pricing"
 	"tollgate/service/routing"
 	"tollgate/service/sticky"
 )
@@ -37,7 +38,7 @@ type routed struct {
 // routeRequest is what the selector needs to know about rq.
 func (r *Relay) routeRequest(rq *request) *routing.Request {
 	s := r.Settings.Get()
-	out := &routing.Request{Model: rq.model, Intn: r.intn,
+	out := &routing.Request{Model: rq.model, Intn: r.intn, Tuning: r.Routing.Tuning(rq.who.group, rq.model),
 		Serves: func(ch *channel.Channel) bool {
 			ad, ok := r.Adaptors[ch.Type]
 			return ok && r.serves(ad, rq) && len(ch.Keys) > 0
@@ -67,8 +68,10 @@ func (r *Relay) poolServes(p routing.Pool, rq *request) bool {
 // (or back to a better route, by the group's return-to-primary). Stickiness follows the key's own group's
 // policy: which identifier kinds bind, and for how long; a kind whose TTL is 0 costs no cache read.
 func (r *Relay) plan(ctx context.Context, h http.Header, rq *request) *routed {
-	rt := &routed{pool: rq.pool, decision: routing.Decision{Policy: r.Routing.Selector.Name()}}
-	rt.plan = r.Routing.Selector.Select(rq.pool, rq.route, r.Routing)
+	rt := &routed{pool: rq.pool}
+	rt.plan = r.Routing.Select(rq.pool, rq.route)
+	rt.decision = routing.Decision{Policy: rt.plan.Strategy, DecisionUs: rt.plan.Took.Microseconds()}
+	rq.routed = rt
 	defer rt.skipRoutes()
 	if !choice(rq.pool) {
 		return rt
@@ -140,6 +143,14 @@ func (r *Relay) bind(ctx context.Context, rq *request, rt *routed, cand routing.
 	}
 	next := sticky.Binding{Group: rt.pool[cand.Group].Group.Name, Route: cand.Route.Name, ChannelID: cand.Channel.ID, Key: key}
 	r.Sticky.Bind(ctx, rq.who.group, rq.model, rt.sk, rt.bound, rt.hasBound, next, rt.ttl)
+}
+
+// sellPer1M is a model's sell price in USD per 1M tokens (mean of input and output): what a channel without
+// an upstream price of its own costs to the cost score.
+func sellPer1M(p pricing.Price) float64 {
+	in, _ := p.Input.Float64()
+	out, _ := p.Output.Float64()
+	return (in + out) / 2
 }
 
 // ratioFor is the price ratio of a call served by group for user tier: group ratio × tier ratio (the

@@ -45,6 +45,8 @@ type request struct {
 	pool        routing.Pool     // the groups, routes and channels the request may use (route.go)
 	route       *routing.Request // what the selector knows of the request, made once (route.go)
 	media       media            // images, audio, speech, rerank: what the request bills beyond tokens (media.go)
+	ownPrefs    bool             // the request carried routing preferences of its own (header or body)
+	routed      *routed          // the plan and decision (attempt), for the decision log (finish)
 }
 
 func (rq *request) account() ledger.Account {
@@ -145,8 +147,17 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 		fail(c, rq.proto, newErr(http.StatusForbidden, "model_not_allowed", rq.model))
 		return
 	}
+	prefs, rerr := r.routePrefs(c.Request.Header, rq)
+	if rerr != nil {
+		fail(c, rq.proto, rerr)
+		return
+	}
 	rq.pool, rq.route = r.Routing.Pool(who.groups, rq.model), r.routeRequest(rq)
+	rq.route.Prefs = prefs
 	price, priced := r.Pricing.Lookup(rq.model)
+	if s := r.Routing.Strategy(rq.route); s == routing.StrategyCost || s == routing.StrategyBalanced || prefs.MaxPrice > 0 {
+		rq.route.SellPer1M = sellPer1M(price) // a channel without an upstream price costs the sell price
+	}
 	if priced && !r.poolServes(rq.pool, rq) {
 		// 503 only when channels of this endpoint serve the model but are disabled right now; a 4xx when it
 		// is served on another endpoint only (an SDK retries a 503 forever).

@@ -47,6 +47,8 @@ type Handlers struct {
 	OAuth *controller.OAuth
 	// Signin serves e-mail verification, password reset, e-mail change and the SMTP test.
 	Signin *controller.Signin
+	// Routing serves routing configuration, decisions, the simulator and the user's preferences.
+	Routing *controller.Routing
 	// StepUp asks a user with 2FA on for a fresh code before a sensitive action (revealing a key, a new password).
 	StepUp middleware.StepUpper
 	// Require2FAAdmins reports the require_2fa_admins setting: admins without 2FA are held to enrolment.
@@ -103,6 +105,8 @@ func New(h Handlers) *gin.Engine {
 	user.PATCH("/user/self", h.Auth.UpdateSelf)
 	user.POST("/user/password", middleware.StepUp(h.StepUp), h.Auth.Password)
 	user.GET("/user/groups", h.Groups.Mine)
+	user.PATCH("/user/routing", h.Routing.UpdatePrefs)
+	user.POST("/routing/simulate", h.Routing.Simulate)
 	user.POST("/tokens", h.Tokens.Create)
 	user.GET("/tokens", h.Tokens.List)
 	user.GET("/tokens/:id", h.Tokens.Get)
@@ -148,6 +152,10 @@ func New(h Handlers) *gin.Engine {
 	}
 	admin.GET("/logical-groups/defaults", h.Groups.Defaults)
 	admin.GET("/sticky", h.Groups.StickyView)
+	admin.GET("/routing/models", h.Routing.Models)
+	admin.PUT("/routing/models/:group/:model", h.Routing.PutModel)
+	admin.DELETE("/routing/models/:group/:model", h.Routing.DeleteModel)
+	admin.GET("/routing/decisions", h.Routing.Decisions)
 	admin.GET("/tiers", h.Tiers.List)
 	admin.POST("/tiers", h.Tiers.Create)
 	admin.PATCH("/tiers/:name", h.Tiers.Update)

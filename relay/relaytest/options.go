@@ -33,6 +33,8 @@ type behavior struct {
 	fault     *Fault
 	failFirst int
 	failCount *atomic.Int64
+	// failOf > 0: fail failFirst of every failOf matching requests, spread evenly (a success rate).
+	failOf int
 
 	keyOpts   map[string][]Option
 	modelOpts map[string][]Option
@@ -97,6 +99,10 @@ func (b behavior) shouldFail() bool {
 	if b.fault == nil {
 		return false
 	}
+	if b.failOf > 0 && b.failCount != nil {
+		n := b.failCount.Add(1) // the n-th request fails when ⌊n·fail/of⌋ steps up
+		return n*int64(b.failFirst)/int64(b.failOf) != (n-1)*int64(b.failFirst)/int64(b.failOf)
+	}
 	if b.failFirst <= 0 || b.failCount == nil {
 		return true
 	}
@@ -157,18 +163,27 @@ func WithRecording(on bool) Option { return func(b *behavior) { b.record = on } 
 
 // Fail makes every matching request fail with f.
 func Fail(f Fault) Option {
-	return func(b *behavior) { b.fault, b.failFirst, b.failCount = &f, 0, nil }
+	return func(b *behavior) { b.fault, b.failFirst, b.failOf, b.failCount = &f, 0, 0, nil }
 }
 
 // FailFirst makes the first n matching requests fail with f and later ones succeed. The count starts when
 // this option value is created, so re-applying the same value does not restart it.
 func FailFirst(n int, f Fault) Option {
 	c := new(atomic.Int64)
-	return func(b *behavior) { b.fault, b.failFirst, b.failCount = &f, n, c }
+	return func(b *behavior) { b.fault, b.failFirst, b.failOf, b.failCount = &f, n, 0, c }
+}
+
+// FailShare makes fail of every of matching requests fail with f, spread evenly and deterministically
+// (FailShare(3, 10, …) succeeds 70 %): an upstream with a set success rate.
+func FailShare(fail, of int, f Fault) Option {
+	c := new(atomic.Int64)
+	return func(b *behavior) { b.fault, b.failFirst, b.failOf, b.failCount = &f, fail, of, c }
 }
 
 // Succeed clears any fault.
-func Succeed() Option { return func(b *behavior) { b.fault, b.failFirst, b.failCount = nil, 0, nil } }
+func Succeed() Option {
+	return func(b *behavior) { b.fault, b.failFirst, b.failOf, b.failCount = nil, 0, 0, nil }
+}
 
 // ForKey overrides behaviour for requests carrying the upstream API key key (Bearer or x-api-key). The
 // options are layered over the base (and any ForModel override) per request. ForKey(key) with no options

@@ -7,6 +7,7 @@ import (
 
 	"tollgate/model"
 	"tollgate/service/apperr"
+	"tollgate/service/routing"
 )
 
 // MaxBalanceAlert bounds a low-balance threshold (units): 2^53, where quota arithmetic stays exact.
@@ -20,6 +21,8 @@ type SelfInput struct {
 	Language *string `json:"language"`
 	// Email is where my alerts go ("" = none).
 	Email *string `json:"email"`
+	// Routing is my routing preferences (PATCH /api/user/routing); my keys' and my requests' override them.
+	Routing *model.RoutePrefs `json:"-"`
 }
 
 // Languages a user's e-mails can be written in.
@@ -53,6 +56,12 @@ func (s *Service) UpdateSelf(ctx context.Context, id int64, in SelfInput) (*mode
 		}
 	} else if in.Email != nil {
 		fields["email"] = ""
+	}
+	if in.Routing != nil {
+		if err := routing.Check(*in.Routing); err != nil {
+			return nil, err
+		}
+		fields["routing"] = model.JSON[model.RoutePrefs]{V: *in.Routing}
 	}
 	if len(fields) > 0 {
 		if err := s.store.UpdateUserFields(ctx, id, fields); err != nil {

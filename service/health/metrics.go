@@ -117,6 +117,8 @@ type metrics struct {
 	active      atomic.Int64
 	min, hr, dy ring
 	lat, fb     samples
+	succ        float64 // EWMA of success (1) and failure (0) over outcomes the upstream answers for
+	succN       int64   // outcomes in succ
 	lastErr     string
 	lastErrAt   time.Time
 	rlRemaining int64
@@ -145,6 +147,18 @@ func (m *metrics) record(now time.Time, o *Outcome) {
 	}
 	if o.FirstByte > 0 {
 		m.fb.add(ms(o.FirstByte))
+	}
+	if o.Class != ClassClient && o.Class != ClassCanceled {
+		x := 0.0
+		if o.Class == ClassSuccess {
+			x = 1
+		}
+		if m.succN == 0 {
+			m.succ = x
+		} else {
+			m.succ = ewmaAlpha*x + (1-ewmaAlpha)*m.succ
+		}
+		m.succN++
 	}
 	if o.Class != ClassSuccess {
 		m.lastErr = o.Err
@@ -203,4 +217,27 @@ func counts(n [nSlots]int64) WindowCounts {
 		}
 	}
 	return wc
+}
+
+// Live is a channel's live numbers on this node, cheap to read on the request path (no percentiles).
+type Live struct {
+	LatencyEWMAms   float64 // of successes (0: none yet)
+	FirstByteEWMAms float64
+	SuccessEWMA     float64 // of outcomes the upstream answers for (client errors and cancellations left out)
+	Samples         int64   // outcomes in SuccessEWMA
+	Active          int64   // attempts in flight
+}
+
+// Live returns the channel's live numbers on this node.
+func (t *Tracker) Live(channelID int64) Live {
+	v, ok := t.channels.Load(channelID)
+	if !ok {
+		return Live{}
+	}
+	cs := v.(*channelState)
+	cs.mu.Lock()
+	out := Live{LatencyEWMAms: cs.m.lat.ewma, FirstByteEWMAms: cs.m.fb.ewma, SuccessEWMA: cs.m.succ, Samples: cs.m.succN}
+	cs.mu.Unlock()
+	out.Active = cs.m.active.Load()
+	return out
 }

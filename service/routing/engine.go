@@ -23,7 +23,14 @@ const (
 // is replaced), plans requests with its Selector and keeps the route breakers: a second health.Tracker whose
 // ids are RouteIDs, shared across nodes like the channel breakers.
 type Engine struct {
+	// Selector is the priority strategy's policy (PriorityWeighted).
 	Selector Selector
+	// Book is the metric snapshot the scored strategies read, Live the node's live numbers per channel and
+	// Configs the per group × model tuning (each may be nil: no data, built-in defaults).
+	Book    *Book
+	Live    LiveOf
+	Configs *Configs
+	engineState
 	channels func() *channel.Snapshot
 	groups   func() *map[string]model.Group
 	routes   *health.Tracker
@@ -47,6 +54,7 @@ type index struct {
 	pools   map[string]map[string][]*Route // group → model → routes, priority desc
 	members map[string]map[int64]bool      // group → every channel in it, enabled or not
 	groups  map[string]*model.Group        // group rows (a group only channels name has a bare row)
+	prices  map[*channel.Channel]chPrice   // upstream prices as floats, for the cost score
 }
 
 func (e *Engine) current() *index {
@@ -66,7 +74,10 @@ func (e *Engine) current() *index {
 
 func (e *Engine) build(snap *channel.Snapshot, gs *map[string]model.Group) *index {
 	ix := &index{ch: snap, gs: gs, pools: map[string]map[string][]*Route{}, members: map[string]map[int64]bool{},
-		groups: map[string]*model.Group{}}
+		groups: map[string]*model.Group{}, prices: make(map[*channel.Channel]chPrice, len(snap.ByID))}
+	for _, ch := range snap.ByID {
+		ix.prices[ch] = priceTable(ch)
+	}
 	for name, g := range *gs {
 		g := g
 		ix.groups[name] = &g

@@ -7,6 +7,7 @@ package routing
 
 import (
 	"hash/fnv"
+	"time"
 
 	"tollgate/model"
 	"tollgate/service/channel"
@@ -52,6 +53,16 @@ type Request struct {
 	Native func(*channel.Channel) bool    // the channel speaks the caller's protocol (nil: no preference)
 	Ramp   func(*channel.Channel) float64 // the share of its weight a recovering channel gets (nil: 1)
 	Intn   func(int) int                  // random source
+	// Prefs are the caller's routing preferences (profile, key and request merged); Tuning the group ×
+	// model configuration; SellPer1M the model's sell price (USD per 1M, mean of input and output), the
+	// cost of a channel without an upstream price; Capable says whether a channel has a capability a
+	// preference requires (nil: every channel has every one).
+	Prefs     model.RoutePrefs
+	Tuning    model.RouteTuning
+	SellPer1M float64
+	Capable   func(ch *channel.Channel, capability string) bool
+	// DryRun: a simulation, which must not move round-robin counters or exploration times.
+	DryRun bool
 }
 
 // State is what a policy may read about routes: whether a route's breaker admits traffic now.
@@ -71,6 +82,12 @@ type Plan struct {
 	Candidates []Candidate
 	// Skipped are the routes left out of the plan (their breaker is open), for the decision.
 	Skipped []*Route
+	// Strategy is the strategy that made the plan; Scores the metric strategies' ranking (in plan order);
+	// Excluded the candidates the caller's preferences left out; Took how long deciding took.
+	Strategy string
+	Scores   []Score
+	Excluded []Exclusion
+	Took     time.Duration
 }
 
 // Selector is a routing policy.

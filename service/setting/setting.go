@@ -101,6 +101,10 @@ type Settings struct {
 	// Require2FAAdmins: admin and root accounts without two-factor sign-in are refused on the admin API (403
 	// 2fa_enrolment_required) until they enrol.
 	Require2FAAdmins bool `json:"require_2fa_admins"`
+	// RoutingDecisionSample keeps 1 in N routed requests' decisions in routing_decisions (1 = every one);
+	// RoutingDecisionRetentionDays is how long those rows stay.
+	RoutingDecisionSample        int `json:"routing_decision_sample"`
+	RoutingDecisionRetentionDays int `json:"routing_decision_retention_days"`
 }
 
 // Payment configures top-ups. Amounts and rates are decimal strings; Rate is provider currency per 1 USD of
@@ -162,7 +166,8 @@ func Defaults() Settings {
 			Stripe: StripeSettings{Currency: "USD", Rate: "1", MinAmount: "1", MaxAmount: "10000"}},
 		Invite:          Invite{FirstTopupPercent: "0"},
 		DisplayCurrency: "USD", DisplayRate: "7.3",
-		Uploads: Uploads{ImageMB: 50, AudioMB: 25},
+		Uploads:               Uploads{ImageMB: 50, AudioMB: 25},
+		RoutingDecisionSample: 1, RoutingDecisionRetentionDays: 7,
 		Alerts:  defaultAlerts(),
 		Captcha: defaultCaptcha(),
 	}

@@ -21,6 +21,7 @@ import (
 	"tollgate/service/cache"
 	"tollgate/service/ledger"
 	"tollgate/service/pricing"
+	"tollgate/service/routing"
 	"tollgate/service/secret"
 )
 
@@ -126,6 +127,8 @@ type Input struct {
 	DailyBudget   *int64 `json:"daily_budget"`
 	MonthlyBudget *int64 `json:"monthly_budget"`
 	TPM           *int64 `json:"tpm"`
+	// Routing is the key's routing preferences (over its owner's profile; a request's override them).
+	Routing *model.RoutePrefs `json:"routing"`
 }
 
 // OptionalTime tells an absent JSON field (Set false: leave as is) from null (Set true, V nil: clear).
@@ -275,6 +278,12 @@ func (s *Service) apply(t *model.Token, owner *model.User, in Input, now time.Ti
 			return apperr.New(http.StatusForbidden, "key_admin_disabled")
 		}
 		t.Status = *in.Status
+	}
+	if in.Routing != nil {
+		if err := routing.Check(*in.Routing); err != nil {
+			return err
+		}
+		t.Routing.V = *in.Routing
 	}
 	return nil
 }

@@ -34,6 +34,8 @@ export interface User {
   language?: string;
   /** Two-factor sign-in is on. */
   totp_enabled?: boolean;
+  /** The user's routing preferences (PATCH /api/user/routing). */
+  routing?: import('./routing').RoutePrefs;
 }
 
 export interface Page<T> {
@@ -122,6 +124,8 @@ export interface Token {
   spent_month?: number;
   created_at: string;
   last_used_at: string | null;
+  /** The key's routing preferences (RoutePrefs). */
+  routing?: import('./routing').RoutePrefs;
 }
 
 export interface TokenInput {
@@ -139,6 +143,7 @@ export interface TokenInput {
   monthly_budget?: number;
   tpm?: number;
   status?: EnabledStatus;
+  routing?: import('./routing').RoutePrefs;
 }
 
 export interface PriceRow {

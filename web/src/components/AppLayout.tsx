@@ -24,6 +24,9 @@ import {
   ShoppingCartOutlined,
   CreditCardOutlined,
   CrownOutlined,
+  BranchesOutlined,
+  NodeIndexOutlined,
+  PartitionOutlined,
 } from '@ant-design/icons';
 import { Alert, Button, Dropdown, Flex, Grid, Layout, Menu, Typography, theme, type MenuProps } from 'antd';
 import { useEffect, useState } from 'react';
@@ -60,6 +63,7 @@ export function AppLayout() {
     { key: '/console/playground', icon: <ExperimentOutlined />, label: t('nav.playground') },
     { key: '/console/wallet', icon: <WalletOutlined />, label: t('nav.wallet') },
     { key: '/console/pricing', icon: <DollarOutlined />, label: t('nav.pricing') },
+    { key: '/console/routing', icon: <NodeIndexOutlined />, label: t('nav.routingSim') },
     { key: '/console/profile', icon: <UserOutlined />, label: t('nav.profile') },
   ];
   if (isAdmin) {
@@ -74,6 +78,8 @@ export function AppLayout() {
         { key: '/console/admin/keys', icon: <SafetyOutlined />, label: t('nav.allKeys') },
         { key: '/console/admin/groups', icon: <ClusterOutlined />, label: t('nav.groups') },
         { key: '/console/admin/tiers', icon: <CrownOutlined />, label: t('nav.tiers') },
+        { key: '/console/admin/routing', icon: <BranchesOutlined />, label: t('nav.routingConfig') },
+        { key: '/console/admin/routing/decisions', icon: <PartitionOutlined />, label: t('nav.routingDecisions') },
         { key: '/console/admin/pricing', icon: <TagsOutlined />, label: t('nav.modelPricing') },
         { key: '/console/admin/logs', icon: <BarChartOutlined />, label: t('nav.allLogs') },
         { key: '/console/admin/orders', icon: <ShoppingCartOutlined />, label: t('nav.orders') },

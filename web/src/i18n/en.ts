@@ -4,6 +4,7 @@ import pricingUnits from './en/pricingUnits';
 import channels from './en/channels';
 import logicalGroups from './en/logicalGroups';
 import wallet from './en/wallet';
+import routing from './en/routing';
 import alertSettings from './en/alertSettings';
 /** English UI text. Keys are grouped by page; zh-CN.ts has the same keys. */
 import oauth from './en/oauth';
@@ -48,6 +49,9 @@ const en = {
     redemptions: 'Redemption codes',
     payment: 'Payment settings',
     tiers: 'Tiers',
+    routingSim: 'Routing simulator',
+    routingConfig: 'Routing',
+    routingDecisions: 'Routing decisions',
   },
   common: {
     actions: 'Actions',
@@ -350,6 +354,7 @@ const en = {
     ip: 'IP',
   },
   wallet,
+  routing,
   orders: {
     title: 'Orders',
     empty: 'No orders match',

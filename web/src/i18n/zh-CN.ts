@@ -4,6 +4,7 @@ import pricingUnits from './zh-CN/pricingUnits';
 import channels from './zh-CN/channels';
 import logicalGroups from './zh-CN/logicalGroups';
 import wallet from './zh-CN/wallet';
+import routing from './zh-CN/routing';
 import alertSettings from './zh-CN/alertSettings';
 /** 简体中文界面文本，键与 en.ts 一致。 */
 import oauth from './zh-CN/oauth';
@@ -48,6 +49,9 @@ const zhCN = {
     redemptions: '兑换码',
     payment: '支付设置',
     tiers: '等级',
+    routingSim: '路由模拟',
+    routingConfig: '路由配置',
+    routingDecisions: '路由决策',
   },
   common: {
     actions: '操作',
@@ -347,6 +351,7 @@ const zhCN = {
     ip: 'IP',
   },
   wallet,
+  routing,
   orders: {
     title: '充值订单',
     empty: '没有匹配的订单',

@@ -77,4 +77,10 @@ describe('toTokenInput', () => {
     expect(cleanFallbacks(['a', 'b', 'a', ' ', 'c', 'd', 'e', 'f', 'g'], undefined)).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(cleanFallbacks(undefined, 'a')).toEqual([]);
   });
+  it('sends the key\'s routing preferences without empty fields, and clears them on an update', () => {
+    const body = toTokenInput({ name: 'x', unlimited: true, routing: { strategy: 'cost', avoid: ['tag:a'], prefer: [], max_price: null } });
+    expect(body.routing).toEqual({ strategy: 'cost', avoid: ['tag:a'] });
+    expect(toTokenInput({ name: 'x', unlimited: true, routing: {} })).not.toHaveProperty('routing');
+    expect(toTokenInput({ name: 'x', unlimited: true, routing: {} }, true).routing).toEqual({});
+  });
 });

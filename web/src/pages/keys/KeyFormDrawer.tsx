@@ -1,4 +1,4 @@
-import { Button, DatePicker, Drawer, Flex, Form, Input, InputNumber, Select, Switch, App } from 'antd';
+import { Button, Collapse, DatePicker, Drawer, Flex, Form, Input, InputNumber, Select, Switch, App } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,6 +11,7 @@ import { useFormat } from '../../lib/useFormat';
 import { applyServerError, decimalRules, isIpOrCidr } from '../../lib/validation';
 import { WIDE_DRAWER } from '../../components/drawerSize';
 import { OrderedSelect } from '../../components/OrderedSelect';
+import { PrefsFields, toPrefs, type PrefsValues } from '../routing/PrefsFields';
 
 export interface KeyFormValues {
   name: string;
@@ -27,6 +28,8 @@ export interface KeyFormValues {
   daily_budget_amount?: string;
   monthly_budget_amount?: string;
   tpm?: number | null;
+  /** The key's routing preferences (over its owner's profile). */
+  routing?: PrefsValues;
 }
 
 /**
@@ -52,6 +55,10 @@ export function toTokenInput(values: KeyFormValues, update = false, toUnits: (te
   else if (update) body.group = '';
   const fallbacks = cleanFallbacks(values.fallback_groups, values.group);
   if (fallbacks.length > 0 || update) body.fallback_groups = fallbacks;
+  if (values.routing) {
+    const routing = toPrefs(values.routing);
+    if (update || Object.keys(routing).length > 0) body.routing = routing;
+  }
   return body;
 }
 
@@ -86,6 +93,7 @@ function toFormValues(token: Token, toText: (units: number) => string = unitsToU
     daily_budget_amount: token.daily_budget ? toText(token.daily_budget) : undefined,
     monthly_budget_amount: token.monthly_budget ? toText(token.monthly_budget) : undefined,
     tpm: token.tpm || null,
+    routing: { ...token.routing },
   };
 }
 
@@ -255,6 +263,10 @@ export function KeyFormDrawer({ open, token, onClose, onCreated }: KeyFormDrawer
             <Input prefix={moneyInput.prefix} suffix={moneyInput.suffix} inputMode="decimal" />
           </Form.Item>
         </Flex>
+        <Collapse
+          ghost
+          items={[{ key: 'routing', label: t('routing.prefsTitle'), forceRender: true, children: <PrefsFields prefix={['routing']} /> }]}
+        />
       </Form>
     </Drawer>
   );

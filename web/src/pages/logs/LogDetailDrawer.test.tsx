@@ -60,6 +60,7 @@ describe('LogDetailDrawer', () => {
     expect(within(section).getByText('priority_weighted')).toBeInTheDocument();
     expect(within(section).getByText('Moved to another key')).toBeInTheDocument();
     expect(screen.getByTestId('log-decision-chosen')).toHaveTextContent('gpt-shared / codex2api · channel #2 · key #1');
+    expect(screen.getByTestId('log-decision-link')).toHaveAttribute('href', `/console/admin/routing/decisions?request_id=${base.request_id}`);
     expect(screen.getAllByTestId('candidate-outcome').map((tag) => tag.textContent)).toEqual(['Skipped', 'Failed', 'Chosen']);
     expect(screen.getByText('Channel breaker open')).toBeInTheDocument();
     // A reason the console has no text for is shown as the server wrote it.

@@ -1,6 +1,7 @@
 import { Descriptions, Drawer, Table, Tag, Typography } from 'antd';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import type { LogAttempt, RoutingCandidate, RoutingDecision, UsageLog } from '../../api/types';
 import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
@@ -196,6 +197,11 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
                   </span>
                 </Descriptions.Item>
               </Descriptions>
+              <Typography.Paragraph style={{ marginTop: 8 }}>
+                <Link to={`/console/admin/routing/decisions?request_id=${encodeURIComponent(log.request_id)}`} data-testid="log-decision-link">
+                  {t('routing.openDecision')}
+                </Link>
+              </Typography.Paragraph>
               {log.decision.truncated ? (
                 <Typography.Paragraph type="secondary" style={{ marginTop: 8 }}>
                   {t('logs.decisionTruncated')}

@@ -5,6 +5,7 @@ import { useIdentities } from '../../api/oauth';
 import { BalanceAlertCard } from './BalanceAlertCard';
 import { LinkedAccountsCard } from './LinkedAccountsCard';
 import { EmailCard } from './EmailCard';
+import { RoutingPrefsCard } from './RoutingPrefsCard';
 import { SessionsCard } from './SessionsCard';
 import { TwoFactorCard } from './TwoFactorCard';
 import { StepUpCancelled, useStepUp } from '../../components/StepUp';
@@ -101,6 +102,9 @@ export default function ProfilePage() {
         </Col>
         <Col xs={24} lg={12}>
           <TwoFactorCard />
+        </Col>
+        <Col xs={24} lg={12}>
+          <RoutingPrefsCard />
         </Col>
         <Col xs={24}>
           <SessionsCard />
