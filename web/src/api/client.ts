@@ -1,3 +1,4 @@
+import { apiErrorText } from '../lib/errorText';
 import type { LoginResponse } from './types';
 
 /** An error answered by the API (or the network), with the server's localized message. */
@@ -201,10 +202,11 @@ export class ApiClient {
     if (res.ok) return data as T;
     const body = data as { error?: { code?: string; message?: string; field?: string }; ticket?: string } | undefined;
     const error = body?.error;
+    const code = error?.code ?? `http_${res.status}`;
     throw new ApiError(
       res.status,
-      error?.code ?? `http_${res.status}`,
-      error?.message || this.translate('errors.http', { status: res.status }),
+      code,
+      apiErrorText(code, error?.message, this.translate, this.translate('errors.http', { status: res.status })),
       error?.field,
       typeof body?.ticket === 'string' ? body.ticket : undefined,
     );
