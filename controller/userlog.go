@@ -50,8 +50,6 @@ type userLog struct {
 	// channel) only when show_channel_to_users is on: it says something of the reseller's supply.
 	ClientProtocol   string `json:"client_protocol"`
 	UpstreamProtocol string `json:"upstream_protocol,omitempty"`
-	// IsTest marks a channel test (an admin's own rows, listed only with type=test or all).
-	IsTest bool `json:"is_test"`
 }
 
 // toUserLog builds the owner's view of l; showChannel adds the channel name.
@@ -64,7 +62,7 @@ func toUserLog(l *model.UsageLog, lang i18n.Lang, showChannel bool) userLog {
 		Cost: l.Cost, Price: l.Price.V, GroupRatio: l.GroupRatio, Group: l.Group, Route: l.Route, Status: l.Status, HTTPStatus: l.HTTPStatus,
 		ErrorClass: l.ErrorClass, ElapsedMs: l.ElapsedMs, FirstByteMs: l.FirstByteMs, ClientIP: l.ClientIP,
 	}
-	u.ClientProtocol, u.IsTest = l.ClientProtocol, l.IsTest
+	u.ClientProtocol = l.ClientProtocol
 	if showChannel {
 		u.ChannelName, u.UpstreamProtocol = l.ChannelName, l.UpstreamProtocol
 	}

@@ -127,7 +127,7 @@ func TestChannelTests_KeptApartFromCustomerTraffic(t *testing.T) {
 	}
 	var rootOwn logsPage
 	s.root.Do("GET", "/api/logs?type=test", nil).JSON(t, &rootOwn)
-	if len(rootOwn.Items) != 2 || !rootOwn.Items[0].IsTest {
+	if len(rootOwn.Items) != 2 || rootOwn.Items[0].Endpoint != "test" {
 		t.Fatalf("root's own list of tests: %+v", rootOwn.Items)
 	}
 	r := s.root.Do("GET", "/api/admin/logs?type=bogus", nil)

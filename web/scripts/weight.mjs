@@ -82,6 +82,14 @@ async function main() {
     }, { what: 'a relayed call' });
     await eventually(async () => (await root('GET', '/api/logs/stats')).totals.requests > 0, { what: 'the call in the stats' });
 
+    // The binary's own answer for the entry script, as `curl -sI -H 'Accept-Encoding: br'` sees it.
+    const html = await (await fetch(`${tollgate.url}/login`)).text();
+    const entry = /src="(\/assets\/index-[^"]+\.js)"/.exec(html)?.[1];
+    const head = await fetch(`${tollgate.url}${entry}`, { method: 'HEAD', headers: { 'Accept-Encoding': 'br' } });
+    const served = ['content-encoding', 'content-type', 'content-length', 'vary', 'cache-control'].map((h) => `${h}: ${head.headers.get(h)}`);
+    console.log(`HEAD ${entry} (Accept-Encoding: br) → ${head.status}; ${served.join('; ')}`);
+    if (head.headers.get('content-encoding') !== 'br') throw new Error(`${entry} is not served as brotli`);
+
     const { context, page } = browser;
     const rec = await recorder(context, page);
 
