@@ -37,6 +37,8 @@ export interface ApiClientOptions {
   getLanguage?: () => string;
   /** Text for failures that carry no server message (network down, non-JSON 5xx). */
   translate?: (key: string, vars?: Record<string, unknown>) => string;
+  /** Whether the catalogue has a text for key: API error codes with one (`apiErrors.<code>`) are worded by it. */
+  hasText?: (key: string) => boolean;
 }
 
 type SessionListener = (session: LoginResponse | null) => void;
@@ -65,12 +67,14 @@ export class ApiClient {
   private readonly fetchImpl: typeof fetch;
   private readonly getLanguage: () => string;
   private readonly translate: (key: string, vars?: Record<string, unknown>) => string;
+  private readonly hasText: (key: string) => boolean;
 
   constructor(options: ApiClientOptions = {}) {
     this.baseUrl = options.baseUrl ?? '';
     this.fetchImpl = options.fetch ?? ((...args) => globalThis.fetch(...args));
     this.getLanguage = options.getLanguage ?? (() => 'en');
     this.translate = options.translate ?? ((key) => key);
+    this.hasText = options.hasText ?? (() => false);
   }
 
   /** The current access token, or null when signed out. */
@@ -206,7 +210,7 @@ export class ApiClient {
     throw new ApiError(
       res.status,
       code,
-      apiErrorText(code, error?.message, this.translate, this.translate('errors.http', { status: res.status })),
+      apiErrorText(code, error?.message, (key) => (this.hasText(key) ? this.translate(key) : key), this.translate('errors.http', { status: res.status })),
       error?.field,
       typeof body?.ticket === 'string' ? body.ticket : undefined,
     );

@@ -84,8 +84,6 @@ const en = {
     user_deleted: 'This account was deleted and can no longer be changed.',
     cannot_delete_root: 'The root account cannot be deleted.',
     cannot_modify_self: 'You cannot change your own role or status.',
-    username_taken: 'This username is already taken.',
-    email_taken: 'This e-mail address is already used by another account.',
     route_not_found: 'This server does not offer that action (is it up to date?).',
     channel_not_found: 'Channel not found.',
     token_not_found: 'API key not found.',

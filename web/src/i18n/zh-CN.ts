@@ -83,8 +83,6 @@ const zhCN = {
     user_deleted: '该账户已删除，不能再修改。',
     cannot_delete_root: 'root 账户不能删除。',
     cannot_modify_self: '不能修改自己的角色或状态。',
-    username_taken: '该用户名已被占用。',
-    email_taken: '该邮箱已被其他账户使用。',
     route_not_found: '服务器不提供此操作（版本是否最新？）。',
     channel_not_found: '渠道不存在。',
     token_not_found: 'API 密钥不存在。',

@@ -48,6 +48,7 @@ describe('apiErrorText', () => {
           status: 400,
         }),
       translate: (key, vars) => i18n.t(key, vars),
+      hasText: (key) => i18n.exists(key),
     });
     await expect(client.post('/api/user/password', {})).rejects.toMatchObject({
       code: 'wrong_current_password',
