@@ -142,7 +142,7 @@ func TestChangePassword_KillsOldSessions(t *testing.T) {
 	other := n.Login(t, "alice", "correct-horse-1") // a second session of the same user
 
 	wantError(t, alice.Do("POST", "/api/user/password", map[string]string{"old_password": "nope12345", "new_password": "correct-horse-2"}),
-		http.StatusBadRequest, "invalid_credentials")
+		http.StatusBadRequest, "wrong_current_password")
 	wantError(t, alice.Do("POST", "/api/user/password", map[string]string{"old_password": "correct-horse-1", "new_password": "weak"}),
 		http.StatusBadRequest, "weak_password")
 	wantField(t, alice.Do("POST", "/api/user/password", `{"old_password": 1}`), "old_password")

@@ -320,8 +320,9 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 
 	reports := stats.New(a.Store, a.Channels, nil)
 	reports.Fleet = a.Fleet // percentiles of whole days from the rollups (their sums come from the daily tables)
+	base := &controller.PublicBase{Env: cfg.PublicURL, Settings: a.Settings}
 	a.Handler = router.New(router.Handlers{
-		Status: &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings, OAuth: a.OAuth},
+		Status: &controller.Status{Version: Version, Store: a.Store, Cache: a.Cache, Settings: a.Settings, OAuth: a.OAuth, Base: base},
 		Auth:   authHandler,
 		Tokens: &controller.Tokens{Tokens: a.Tokens, Accounts: a.Accounts},
 		Admin:  &controller.Admin{Accounts: a.Accounts, Groups: a.Groups, Settings: a.Settings, Audit: a.Audit},
@@ -331,7 +332,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Billing: &controller.Billing{Pricing: a.Pricing, Groups: a.Groups, Reader: usagelog.NewReader(a.Store), Settings: a.Settings, Tiers: a.Tiers},
 		Invites: &controller.Invites{Invites: a.Invites},
 		Relay:   a.Relay,
-		Topups:  &controller.Topups{Payments: a.Payments, PublicURL: cfg.PublicURL},
+		Topups:  &controller.Topups{Payments: a.Payments, Base: base},
 		Auther:  a.Accounts,
 		SPA:     web.New(),
 		Trusted: cfg.TrustedProxies,
@@ -342,8 +343,8 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Breakers:    &controller.Breakers{Channels: a.Channels, Health: a.Health, Audit: a.Audit},
 		Stats:       &controller.Stats{Stats: reports},
 		Alerts:      &controller.Alerts{Alerts: a.Alerts},
-		OAuth:       &controller.OAuth{OAuth: a.OAuth, Auth: authHandler, PublicURL: cfg.PublicURL, Secure: cfg.CookieSecure},
-		Signin:      &controller.Signin{Accounts: a.Accounts, Outbox: a.Outbox, PublicURL: cfg.PublicURL},
+		OAuth:       &controller.OAuth{OAuth: a.OAuth, Auth: authHandler, Base: base, Secure: cfg.CookieSecure},
+		Signin:      &controller.Signin{Accounts: a.Accounts, Outbox: a.Outbox, Base: base},
 		Routing: &controller.Routing{Configs: a.RoutingConfigs, Log: a.Decisions, Accounts: a.Accounts,
 			Simulator: &routing.Simulator{Engine: a.Routing, User: a.Store.UserByID, Token: a.Store.TokenByID,
 				MayUse: a.Groups.MayUse, SellPer1M: a.sellPer1M, ShowChannels: func() bool { return a.Settings.Get().ShowChannelToUsers }}},

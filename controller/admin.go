@@ -135,3 +135,30 @@ func (h *Admin) AuditList(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, Page[model.AuditLog]{Items: items, Total: total})
 }
+
+// CreateUser handles POST /api/admin/users.
+func (h *Admin) CreateUser(c *gin.Context) {
+	var in account.CreateInput
+	if !middleware.Bind(c, &in) {
+		return
+	}
+	u, err := h.Accounts.Create(c.Request.Context(), middleware.User(c), c.ClientIP(), in)
+	if err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, u)
+}
+
+// DeleteUser handles DELETE /api/admin/users/:id (account.Service.Delete: closed and anonymised, books kept).
+func (h *Admin) DeleteUser(c *gin.Context) {
+	id, ok := idParam(c, "user_not_found")
+	if !ok {
+		return
+	}
+	if err := h.Accounts.Delete(c.Request.Context(), middleware.User(c), c.ClientIP(), id); err != nil {
+		middleware.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -145,6 +145,10 @@ func logFilter(c *gin.Context, admin bool) (model.LogFilter, bool) {
 			return f, false
 		}
 	}
+	if f.Kind, ok = model.ParseLogKind(c.Query("type")); !ok {
+		middleware.Fail(c, apperr.Field("type", `"usage", "test" or "all"`))
+		return f, false
+	}
 	if f.Status != "" && f.Status != "success" && f.Status != "error" {
 		middleware.Fail(c, apperr.Field("status", `"success" or "error"`))
 		return f, false

@@ -23,14 +23,14 @@ type OAuth struct {
 	OAuth *oauth.Service
 	// Auth sets the same refresh cookie as a password sign-in.
 	Auth *Auth
-	// PublicURL is the site's public base URL (PUBLIC_URL); empty: taken from the request. Callback URLs
-	// registered at the providers must be <PublicURL>/api/auth/oauth/<slug>/callback.
-	PublicURL string
-	Secure    config.CookieSecure
+	// Base is the site's public base URL (PublicBase). Callback URLs registered at the providers must be
+	// <base>/api/auth/oauth/<slug>/callback.
+	Base   *PublicBase
+	Secure config.CookieSecure
 }
 
 // base is the URL the provider's redirect URI is built on.
-func (h *OAuth) base(c *gin.Context) string { return publicBase(c, h.PublicURL) }
+func (h *OAuth) base(c *gin.Context) string { return h.Base.Of(c) }
 
 func (h *OAuth) redirectURI(c *gin.Context, slug string) string {
 	return h.base(c) + "/api/auth/oauth/" + url.PathEscape(slug) + "/callback"

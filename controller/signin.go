@@ -16,12 +16,12 @@ import (
 type Signin struct {
 	Accounts *account.Service
 	Outbox   *mail.Outbox
-	// PublicURL is the site's public base URL (PUBLIC_URL) reset links are built on; empty: the request's.
-	PublicURL string
+	// Base is the site's public base URL (PublicBase) reset links are built on.
+	Base *PublicBase
 }
 
 // origin is where reset links point.
-func (h *Signin) origin(c *gin.Context) string { return publicBase(c, h.PublicURL) }
+func (h *Signin) origin(c *gin.Context) string { return h.Base.Of(c) }
 
 // SendEmail handles POST /api/auth/email/send {email, purpose, captcha}: 202 whether or not the address
 // belongs to an account that needs the e-mail.

@@ -21,6 +21,8 @@ type Status struct {
 	Settings *setting.Service
 	// OAuth lists the enabled sign-in providers (nil: none).
 	OAuth *oauth.Service
+	// Base gives public_base_url: what the connect card builds snippets on.
+	Base *PublicBase
 }
 
 // Healthz handles GET /healthz: the process is alive.
@@ -46,6 +48,7 @@ func (h *Status) Site(c *gin.Context) {
 	out := gin.H{"version": h.Version, "registration_open": s.RegistrationOpen, "store": h.Store.Kind,
 		"cache": h.Cache.Kind(), "site_name": s.SiteName, "notice": s.Notice,
 		"display_currency": s.DisplayCurrency, "display_rate": s.DisplayRate}
+	out["public_base_url"] = h.Base.Of(c)
 	out["oauth_providers"] = []oauth.Info{}
 	if h.OAuth != nil {
 		out["oauth_providers"] = h.OAuth.Enabled()

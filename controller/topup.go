@@ -19,8 +19,8 @@ const NotifyBodyLimit = 256 << 10
 // Topups serves top-up orders and the providers' notifications.
 type Topups struct {
 	Payments *payment.Service
-	// PublicURL is the site's public base URL (PUBLIC_URL); empty: taken from the request.
-	PublicURL string
+	// Base is the site's public base URL (PublicBase) notify and return URLs are built on.
+	Base *PublicBase
 }
 
 // Options handles GET /api/user/topup/options.
@@ -41,20 +41,7 @@ func (h *Topups) Create(c *gin.Context) {
 }
 
 // base is the URL the provider's notify and return URLs are built on.
-func (h *Topups) base(c *gin.Context) string { return publicBase(c, h.PublicURL) }
-
-// publicBase is the site's public base URL: PUBLIC_URL when set, else the scheme and Host of the request (which
-// whoever sends the request chooses — set PUBLIC_URL wherever links leave the site).
-func publicBase(c *gin.Context, publicURL string) string {
-	if publicURL != "" {
-		return publicURL
-	}
-	scheme := "http"
-	if middleware.HTTPS(c) {
-		scheme = "https"
-	}
-	return scheme + "://" + c.Request.Host
-}
+func (h *Topups) base(c *gin.Context) string { return h.Base.Of(c) }
 
 // Mine handles GET /api/user/topups.
 func (h *Topups) Mine(c *gin.Context) {

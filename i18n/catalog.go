@@ -159,6 +159,11 @@ var catalog = map[Lang]map[string]string{
 		"totp_not_setup":         "Start the two-factor setup first.",
 		"2fa_enrolment_required": "Administrators must turn on two-factor authentication before using the admin console.",
 		"session_not_found":      "Session not found.",
+
+		// Admin user lifecycle and the password form.
+		"cannot_delete_root":     "The root account cannot be deleted.",
+		"user_deleted":           "This account was deleted and can no longer be changed.",
+		"wrong_current_password": "The current password is wrong.",
 	},
 	ZhCN: {
 		"bad_request":          "请求无效。",
@@ -317,5 +322,10 @@ var catalog = map[Lang]map[string]string{
 		"totp_not_setup":         "请先开始两步验证设置。",
 		"2fa_enrolment_required": "管理员须先开启两步验证，才能使用管理后台。",
 		"session_not_found":      "会话不存在。",
+
+		// Admin user lifecycle and the password form.
+		"cannot_delete_root":     "root 账户不能删除。",
+		"user_deleted":           "该账户已删除，不能再修改。",
+		"wrong_current_password": "当前密码不正确。",
 	},
 }

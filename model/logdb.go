@@ -340,7 +340,16 @@ func (s *Store) DailyStats(ctx context.Context, f LogFilter, fromDay, toDay stri
 		q = q.Where("model = ?", f.Model)
 	}
 	q = q.Where("day >= ? AND day < ?", fromDay, toDay)
-	sums := "COALESCE(SUM(requests),0) AS requests, COALESCE(SUM(cost),0) AS cost, COALESCE(SUM(prompt_tokens),0) AS prompt_tokens, COALESCE(SUM(completion_tokens),0) AS completion_tokens"
+	// The sums keep channel tests' requests and tokens apart (test_*; tests cost nothing), so each kind of
+	// row is a difference or a column of the same rows.
+	sums := "COALESCE(SUM(requests - test_requests),0) AS requests, COALESCE(SUM(cost),0) AS cost, " +
+		"COALESCE(SUM(prompt_tokens - test_prompt_tokens),0) AS prompt_tokens, COALESCE(SUM(completion_tokens - test_completion_tokens),0) AS completion_tokens"
+	switch f.Kind {
+	case LogsTest:
+		sums = "COALESCE(SUM(test_requests),0) AS requests, 0 AS cost, COALESCE(SUM(test_prompt_tokens),0) AS prompt_tokens, COALESCE(SUM(test_completion_tokens),0) AS completion_tokens"
+	case LogsAll:
+		sums = "COALESCE(SUM(requests),0) AS requests, COALESCE(SUM(cost),0) AS cost, COALESCE(SUM(prompt_tokens),0) AS prompt_tokens, COALESCE(SUM(completion_tokens),0) AS completion_tokens"
+	}
 	// One pass over the sums, grouped by (day, model); the per-day and per-model totals are added up here.
 	var rows []struct {
 		Day   string
@@ -352,6 +361,9 @@ func (s *Store) DailyStats(ctx context.Context, f LogFilter, fromDay, toDay stri
 	}
 	byDay, byModel := map[string]*LogRow{}, map[string]*LogRow{}
 	for _, r := range rows {
+		if r.Requests == 0 && r.Cost == 0 { // only rows of the other kind that day
+			continue
+		}
 		for _, m := range []struct {
 			to  map[string]*LogRow
 			key string

@@ -95,15 +95,47 @@ type UsageLog struct {
 	UpstreamCost int64 `gorm:"not null;default:0" json:"upstream_cost"`
 }
 
-// LogFilter narrows ListLogs and LogStats; zero fields are ignored.
+// LogKind says which rows a LogFilter keeps: customers' traffic (the zero value), channel tests, or both.
+// Channel tests are never customers' traffic: lists, sums and exports leave them out unless asked.
+type LogKind string
+
+// The kinds of log rows.
+const (
+	LogsUsage LogKind = ""     // relayed requests (is_test = false)
+	LogsTest  LogKind = "test" // channel tests and probes (is_test = true)
+	LogsAll   LogKind = "all"  // both
+)
+
+// ParseLogKind reads the API's `type` parameter: "" or "usage", "test", "all"; ok is false for anything else.
+func ParseLogKind(v string) (LogKind, bool) {
+	switch v {
+	case "", "usage":
+		return LogsUsage, true
+	case "test":
+		return LogsTest, true
+	case "all":
+		return LogsAll, true
+	}
+	return LogsUsage, false
+}
+
+// LogFilter narrows ListLogs and LogStats; zero fields are ignored, except Kind, whose zero value keeps
+// customers' traffic only.
 type LogFilter struct {
 	UserID, TokenID, ChannelID int64
 	Model, Status              string
 	RequestID, ClientRequestID string
 	From, To                   time.Time
+	Kind                       LogKind
 }
 
 func (f LogFilter) apply(q *gorm.DB) *gorm.DB {
+	switch f.Kind {
+	case LogsUsage:
+		q = q.Where("is_test = ?", false)
+	case LogsTest:
+		q = q.Where("is_test = ?", true)
+	}
 	if f.UserID != 0 {
 		q = q.Where("user_id = ?", f.UserID)
 	}

@@ -133,6 +133,8 @@ func (s *Store) ListUsers(ctx context.Context, f UserFilter, p Page) ([]User, in
 	}
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
+	} else {
+		q = q.Where("status <> ?", "deleted") // deleted accounts only when asked for (status=deleted)
 	}
 	return newestPage[User](q, p)
 }

@@ -37,11 +37,11 @@ func (r *resilient) rootID() int64 {
 	return u.ID
 }
 
-// adminLogs lists GET /api/admin/logs?channel_id=id.
+// adminLogs lists GET /api/admin/logs?channel_id=id, channel tests included (type=all).
 func (r *resilient) adminLogs(channelID int64) []model.UsageLog {
 	r.t.Helper()
 	r.node.App.Logs.Flush()
-	res := r.root.Do("GET", fmt.Sprintf("/api/admin/logs?channel_id=%d&limit=200", channelID), nil)
+	res := r.root.Do("GET", fmt.Sprintf("/api/admin/logs?channel_id=%d&limit=200&type=all", channelID), nil)
 	if res.Status != http.StatusOK {
 		r.t.Fatalf("admin logs: %d %s", res.Status, res.Body)
 	}

@@ -62,6 +62,9 @@ func (s *Service) Update(ctx context.Context, actor *model.User, ip string, id i
 	if !u.ManagedBy(actor) {
 		return nil, apperr.ErrForbidden
 	}
+	if u.Status == StatusDeleted {
+		return nil, apperr.New(http.StatusConflict, "user_deleted")
+	}
 	fields := map[string]any{}
 	if in.Role != nil && *in.Role != u.Role {
 		switch *in.Role {
@@ -156,6 +159,9 @@ func (s *Service) AdjustQuota(ctx context.Context, actor *model.User, ip string,
 	// The same rule as Update: a non-root admin may not drain (or fund) root or a fellow admin.
 	if !u.ManagedBy(actor) {
 		return nil, apperr.ErrForbidden
+	}
+	if u.Status == StatusDeleted {
+		return nil, apperr.New(http.StatusConflict, "user_deleted")
 	}
 	if delta < 0 && u.Quota+delta < 0 {
 		return nil, apperr.New(http.StatusBadRequest, "quota_underflow")

@@ -282,7 +282,8 @@ func (s *Service) ChangePassword(ctx context.Context, userID int64, oldPw, newPw
 	}
 	// A user made by an external sign-in has no password yet: they set their first one without an old one.
 	if u.PasswordHash != "" && bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(oldPw)) != nil {
-		return apperr.New(http.StatusBadRequest, "invalid_credentials")
+		// Signed in already: the name is not in question, only the password typed as the current one.
+		return apperr.New(http.StatusBadRequest, "wrong_current_password")
 	}
 	if err := s.policy.check("new_password", u.Username, newPw); err != nil {
 		return err

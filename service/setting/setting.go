@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync/atomic"
 
@@ -59,7 +60,10 @@ var ErrorClasses = map[string]bool{"rate_limited": true, "auth": true, "upstream
 
 // Settings are the site-wide knobs an admin edits in the console.
 type Settings struct {
-	SiteName             string      `json:"site_name"`
+	SiteName string `json:"site_name"`
+	// PublicBaseURL is the site's public base URL ("https://api.example.com", no trailing slash; "" = the
+	// request's scheme and host). PUBLIC_URL in the environment overrides it (controller.PublicBase).
+	PublicBaseURL        string      `json:"public_base_url"`
 	Notice               string      `json:"notice"`
 	RegistrationOpen     bool        `json:"registration_open"`
 	DefaultGroup         string      `json:"default_group"`
@@ -289,6 +293,8 @@ func validate(s *Settings) error {
 	switch {
 	case len(s.SiteName) > 64:
 		return apperr.Field("site_name", "at most 64 characters")
+	case !validBaseURL(s.PublicBaseURL):
+		return apperr.Field("public_base_url", "an http(s) URL like https://api.example.com, without path, query or fragment")
 	case len(s.Notice) > 4000:
 		return apperr.Field("notice", "at most 4000 characters")
 	case s.UnknownModelPolicy != "refuse" && s.UnknownModelPolicy != "default":
@@ -341,4 +347,14 @@ func validate(s *Settings) error {
 		return err
 	}
 	return validateSignin(s)
+}
+
+// validBaseURL accepts "" or an absolute http(s) URL of a host (and port) alone: snippets append /v1 to it.
+func validBaseURL(v string) bool {
+	if v == "" {
+		return true
+	}
+	u, err := url.Parse(v)
+	return err == nil && len(v) <= 255 && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		u.User == nil && u.Path == "" && u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery
 }

@@ -158,3 +158,44 @@ func merge(rows []model.LogRow) []model.LogRow {
 	}
 	return out
 }
+
+// Each hands fn the logs under f newest first, page rows at a time, read by the same keyset as List: an export
+// of any size holds one page in memory. It stops at the first error of fn or of the store (a client that went
+// away cancels ctx).
+func (r *Reader) Each(ctx context.Context, f model.LogFilter, page int, fn func([]model.UsageLog) error) error {
+	var cursor int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		logs, err := r.store.ListLogs(ctx, f, cursor, page)
+		if err != nil {
+			return err
+		}
+		if len(logs) == 0 {
+			return nil
+		}
+		if err := fn(logs); err != nil {
+			return err
+		}
+		if len(logs) < page {
+			return nil
+		}
+		cursor = logs[len(logs)-1].ID
+	}
+}
+
+// Totals sums the logs under f (count, tokens, cost): what a logs page shows above its rows. Unlike Stats, a
+// filter without a start counts from the first row, like the list it sits over.
+func (r *Reader) Totals(ctx context.Context, f model.LogFilter) (model.LogRow, error) {
+	if f.From.IsZero() {
+		f.From = time.Unix(0, 0).UTC()
+	}
+	s, err := r.Stats(ctx, f)
+	if err != nil {
+		return model.LogRow{}, err
+	}
+	t := s.Totals
+	t.Key = ""
+	return t, nil
+}

@@ -1,7 +1,6 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, useLocation } from 'react-router';
 import { FullPageSpin, RedirectIfSignedIn, RequireAdmin, RequireAuth } from './auth/guards';
-import { AppLayout } from './components/AppLayout';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { LoginPage } from './pages/auth/LoginPage';
 import { RegisterPage } from './pages/auth/RegisterPage';
@@ -17,6 +16,10 @@ function page(load: () => Promise<{ default: ComponentType }>): ReactNode {
     </Suspense>
   );
 }
+
+// The console's frame (menu, header) and everything behind sign-in load on demand: the sign-in page does not
+// download them.
+const AppLayout = lazy(() => import('./components/AppLayout').then((m) => ({ default: m.AppLayout })));
 
 function admin(load: () => Promise<{ default: ComponentType }>): ReactNode {
   return <RequireAdmin>{page(load)}</RequireAdmin>;
@@ -56,7 +59,9 @@ export const routes = [
     path: '/console',
     element: (
       <RequireAuth>
-        <AppLayout />
+        <Suspense fallback={<FullPageSpin />}>
+          <AppLayout />
+        </Suspense>
       </RequireAuth>
     ),
     children: [

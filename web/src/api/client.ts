@@ -1,3 +1,4 @@
+import { apiErrorText } from '../lib/errorText';
 import type { LoginResponse } from './types';
 
 /** An error answered by the API (or the network), with the server's localized message. */
@@ -36,6 +37,8 @@ export interface ApiClientOptions {
   getLanguage?: () => string;
   /** Text for failures that carry no server message (network down, non-JSON 5xx). */
   translate?: (key: string, vars?: Record<string, unknown>) => string;
+  /** Whether the catalogue has a text for key: API error codes with one (`apiErrors.<code>`) are worded by it. */
+  hasText?: (key: string) => boolean;
 }
 
 type SessionListener = (session: LoginResponse | null) => void;
@@ -64,12 +67,14 @@ export class ApiClient {
   private readonly fetchImpl: typeof fetch;
   private readonly getLanguage: () => string;
   private readonly translate: (key: string, vars?: Record<string, unknown>) => string;
+  private readonly hasText: (key: string) => boolean;
 
   constructor(options: ApiClientOptions = {}) {
     this.baseUrl = options.baseUrl ?? '';
     this.fetchImpl = options.fetch ?? ((...args) => globalThis.fetch(...args));
     this.getLanguage = options.getLanguage ?? (() => 'en');
     this.translate = options.translate ?? ((key) => key);
+    this.hasText = options.hasText ?? (() => false);
   }
 
   /** The current access token, or null when signed out. */
@@ -201,10 +206,11 @@ export class ApiClient {
     if (res.ok) return data as T;
     const body = data as { error?: { code?: string; message?: string; field?: string }; ticket?: string } | undefined;
     const error = body?.error;
+    const code = error?.code ?? `http_${res.status}`;
     throw new ApiError(
       res.status,
-      error?.code ?? `http_${res.status}`,
-      error?.message || this.translate('errors.http', { status: res.status }),
+      code,
+      apiErrorText(code, error?.message, (key) => (this.hasText(key) ? this.translate(key) : key), this.translate('errors.http', { status: res.status })),
       error?.field,
       typeof body?.ticket === 'string' ? body.ticket : undefined,
     );

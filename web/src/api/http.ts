@@ -5,4 +5,5 @@ import { ApiClient } from './client';
 export const api = new ApiClient({
   getLanguage: () => i18n.language || 'en',
   translate: (key, vars) => i18n.t(key, vars),
+  hasText: (key) => i18n.exists(key),
 });

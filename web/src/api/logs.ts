@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api } from './http';
-import type { LogFilter, LogPage, LogStats } from './types';
+import type { LogFilter, LogPage, LogStats, LogTotals } from './types';
 
 const PAGE_LIMIT = 50;
 
@@ -25,4 +25,19 @@ export function useLogStats(range: { from?: string; to?: string; user_id?: numbe
     queryFn: () => api.get<LogStats>(path, range),
     staleTime: 30_000,
   });
+}
+
+/** Count, tokens and cost of every row the filter lists (the logs page's totals line). */
+export function useLogTotals(filter: LogFilter, admin = false) {
+  const path = admin ? '/api/admin/logs/totals' : '/api/logs/totals';
+  return useQuery({
+    queryKey: ['log-totals', admin, filter],
+    queryFn: () => api.get<LogTotals>(path, { ...filter }),
+    staleTime: 10_000,
+  });
+}
+
+/** The export's URL path for the same filter (streamed CSV). */
+export function logExportPath(admin: boolean): string {
+  return admin ? '/api/admin/logs/export' : '/api/logs/export';
 }

@@ -408,6 +408,8 @@ export interface LogPrice {
  */
 export interface UsageLog {
   id: number;
+  /** A channel test run by an admin (user = that admin, no key), not a customer's request. */
+  is_test?: boolean;
   /** The gateway's own id (X-Tollgate-Request-Id). */
   request_id: string;
   /** The caller's X-Request-Id, if it sent one. */
@@ -460,6 +462,19 @@ export interface LogFilter {
   client_request_id?: string;
   user_id?: number;
   channel_id?: number;
+  /** Which rows: relayed requests (the default), channel tests, or both. */
+  type?: LogKind;
+}
+
+/** Relayed requests ("usage"), channel tests ("test") or both ("all"). */
+export type LogKind = 'usage' | 'test' | 'all';
+
+/** GET /api/logs/totals: sums over every row a filter lists. */
+export interface LogTotals {
+  requests: number;
+  cost: number;
+  prompt_tokens: number;
+  completion_tokens: number;
 }
 
 export interface LogPage {

@@ -49,3 +49,31 @@ export function useAdjustQuota() {
     },
   });
 }
+
+export interface NewUser {
+  username: string;
+  password: string;
+  email?: string;
+  role?: Role;
+  group?: string;
+  /** Starting balance in units, credited as an admin adjustment. */
+  quota?: number;
+}
+
+/** Creates a user (POST /api/admin/users). */
+export function useCreateUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NewUser) => api.post<User>('/api/admin/users', body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: usersKey }),
+  });
+}
+
+/** Deletes a user: the account is closed and anonymised; its balance, credits and logs stay. */
+export function useDeleteUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => api.del(`/api/admin/users/${id}`),
+    onSuccess: () => qc.invalidateQueries({ queryKey: usersKey }),
+  });
+}

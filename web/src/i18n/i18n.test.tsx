@@ -38,6 +38,20 @@ describe('i18n', () => {
     expect([...baseKeys(zhCN)].sort()).toEqual([...baseKeys(en)].sort());
   });
 
+  it('has a Chinese text for every Chinese key, never a raw key or code', () => {
+    const flat = (tree: Tree, prefix = ''): [string, string][] =>
+      Object.entries(tree).flatMap(([k, v]) => (typeof v === 'string' ? [[prefix + k, v]] : flat(v, `${prefix}${k}.`)));
+    const enKeys = new Set(flatten(en));
+    const zh = flat(zhCN as unknown as Tree);
+    const keyLike = new Set([...enKeys].flatMap((k) => [k, k.split('.').pop() ?? k]));
+    // Every zh-CN key is a catalogue key (the same keys as English, plural suffixes aside).
+    expect(zh.map(([k]) => k.replace(/_(zero|one|two|few|many|other)$/, '')).filter((k) => !baseKeys(en).has(k))).toEqual([]);
+    // No value is a key path or a bare snake_case code: what t() shows for a missing key, or an untranslated code.
+    const raw = zh.filter(([, v]) => keyLike.has(v) || /^[a-z0-9]+(_[a-z0-9]+)+$/.test(v));
+    expect(raw).toEqual([]);
+    expect(zh.filter(([, v]) => v.trim() === '')).toEqual([]);
+  });
+
   it('defines every static key the code uses', () => {
     const known = baseKeys(en);
     const used = new Set<string>();

@@ -89,6 +89,27 @@ const logs = {
   reason_untranslatable: 'Protocol cannot be translated',
   reason_tried: 'Already tried',
   reason_failed: 'Failed',
+  errorClass: {
+    rate_limited: 'Rate limited',
+    auth: 'Upstream auth',
+    upstream_quota: 'Upstream quota',
+    server: 'Upstream server error',
+    timeout: 'Timeout',
+    client: 'Request error',
+    model_unsupported: 'Model not supported',
+    bad_reply: 'Bad upstream reply',
+    canceled: 'Cancelled',
+    network: 'Network error',
+    refused: 'Refused',
+  },
+  exportCsv: 'Export CSV',
+  kind: 'Traffic',
+  kind_usage: 'Customer requests',
+  kind_test: 'Channel tests',
+  kind_all: 'Both',
+  channelTest: 'Channel test',
+  channelTestKey: '—',
+  totals: '{{requests}} requests · {{prompt}} in / {{completion}} out tokens · {{cost}}',
 };
 
 export default logs;

@@ -89,6 +89,27 @@ const logs = {
   reason_untranslatable: '协议无法转换',
   reason_tried: '已尝试过',
   reason_failed: '失败',
+  errorClass: {
+    rate_limited: '被限流',
+    auth: '上游鉴权失败',
+    upstream_quota: '上游额度不足',
+    server: '上游服务错误',
+    timeout: '超时',
+    client: '请求错误',
+    model_unsupported: '模型不支持',
+    bad_reply: '上游响应异常',
+    canceled: '已取消',
+    network: '网络错误',
+    refused: '已拒绝',
+  },
+  exportCsv: '导出 CSV',
+  kind: '流量类型',
+  kind_usage: '用户请求',
+  kind_test: '渠道测试',
+  kind_all: '全部',
+  channelTest: '渠道测试',
+  channelTestKey: '—',
+  totals: '共 {{requests}} 次请求 · 输入 {{prompt}} / 输出 {{completion}} tokens · {{cost}}',
 };
 
 export default logs;

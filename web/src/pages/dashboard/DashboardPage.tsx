@@ -1,6 +1,6 @@
 import { Card, Col, Empty, Row, Skeleton, Statistic, Typography } from 'antd';
 import dayjs from 'dayjs';
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLogStats } from '../../api/logs';
 import { PageHeader } from '../../components/PageHeader';
@@ -8,8 +8,10 @@ import { QueryError } from '../../components/QueryError';
 import { useSession } from '../../auth/SessionProvider';
 import { useFormat } from '../../lib/useFormat';
 import { SiteDashboard } from './SiteDashboard';
-import { UsageCharts } from './UsageCharts';
 import { dashboardRanges } from './stats';
+
+// ECharts is the heaviest piece of the console: the cards render while the charts' code still loads.
+const UsageCharts = lazy(() => import('./UsageCharts').then((m) => ({ default: m.UsageCharts })));
 
 export default function DashboardPage() {
   const { t } = useTranslation();
@@ -60,7 +62,9 @@ export default function DashboardPage() {
             <Skeleton active />
           </Card>
         ) : month.data && month.data.totals.requests > 0 ? (
-          <UsageCharts stats={month.data} from={monthFrom} to={dayjs()} />
+          <Suspense fallback={<Skeleton active />}>
+            <UsageCharts stats={month.data} from={monthFrom} to={dayjs()} />
+          </Suspense>
         ) : month.data ? (
           <Card>
             <Empty description={t('dashboard.noUsage')} />

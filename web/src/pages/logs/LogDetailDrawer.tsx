@@ -97,7 +97,11 @@ export function LogDetailDrawer({ log, onClose }: { log: UsageLog | null; onClos
             <Descriptions.Item label={t('common.status')}>
               <Tag color={log.status === 'success' ? 'success' : 'error'}>{t(`logs.status_${log.status}`)}</Tag>
               {log.http_status ? <Tag>{log.http_status}</Tag> : null}
-              {log.error_class ? <Tag color="warning">{log.error_class}</Tag> : null}
+              {log.error_class ? (
+                <Tag color="warning" title={log.error_class}>
+                  {t(`logs.errorClass.${log.error_class}`, { defaultValue: log.error_class })}
+                </Tag>
+              ) : null}
             </Descriptions.Item>
             {log.error_code ? (
               <Descriptions.Item label={t('logs.errorCode')}>

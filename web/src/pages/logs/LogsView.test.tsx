@@ -56,6 +56,19 @@ let fetchMock: ReturnType<typeof vi.fn>;
 beforeEach(() => {
   fetchMock = vi.fn(async (url: string) => {
     const u = new URL(url, 'http://x');
+    if (u.pathname === '/api/logs/totals' || u.pathname === '/api/admin/logs/totals') {
+      return new Response(JSON.stringify({ requests: 3, cost: 150, prompt_tokens: 30, completion_tokens: 60 }), { status: 200 });
+    }
+    if (u.pathname === '/api/logs/export') {
+      return new Response('time,request_id\n', {
+        status: 200,
+        headers: { 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="tollgate-logs-x.csv"' },
+      });
+    }
+    if (u.pathname === '/api/admin/logs') {
+      const test = { ...log(7), is_test: true, username: 'root', token_id: 0, token_name: '', status: 'error', error_class: 'server' };
+      return new Response(JSON.stringify({ items: [test], next_cursor: null }), { status: 200 });
+    }
     if (u.pathname === '/api/logs') {
       if (u.searchParams.get('client_request_id') === 'my-id') {
         return new Response(JSON.stringify({ items: [userLog(9)], next_cursor: null }), { status: 200 });
@@ -118,5 +131,28 @@ describe('LogsView', () => {
       .filter((u) => u.pathname === '/api/logs')
       .map((u) => u.searchParams.get('client_request_id'));
     expect(sent).toContain('my-id');
+  });
+
+  it('shows the totals of the filter and exports the same filter as CSV', async () => {
+    const created = vi.fn(() => 'blob:x');
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: created, revokeObjectURL: vi.fn() }));
+    renderWithProviders(<LogsView />);
+    expect(await screen.findByText('3 requests · 30 in / 60 out tokens · $0.000150')).toBeInTheDocument();
+    const search = screen.getByPlaceholderText('Model');
+    fireEvent.change(search, { target: { value: 'gpt-4o' } });
+    fireEvent.keyDown(search, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    fireEvent.click(screen.getByRole('button', { name: /Export CSV/ }));
+    await vi.waitFor(() => expect(created).toHaveBeenCalled());
+    const urls = fetchMock.mock.calls.map(([url]) => new URL(url as string, 'http://x'));
+    const exported = urls.find((u) => u.pathname === '/api/logs/export');
+    expect(exported?.searchParams.get('model')).toBe('gpt-4o');
+    expect(urls.some((u) => u.pathname === '/api/logs/totals' && u.searchParams.get('model') === 'gpt-4o')).toBe(true);
+  });
+
+  it('shows a channel test as such, never as user traffic, with its error class in words', async () => {
+    renderWithProviders(<LogsView admin />);
+    expect(await screen.findByText('Channel test')).toBeInTheDocument();
+    expect(screen.getByText('Upstream server error')).toBeInTheDocument();
+    expect(screen.queryByText('server')).toBeNull();
   });
 });

@@ -1,13 +1,15 @@
-import { ReloadOutlined } from '@ant-design/icons';
-import { Button, DatePicker, Flex, Grid, Input, InputNumber, Select, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
+import { App, Button, DatePicker, Flex, Grid, Input, InputNumber, Select, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLogs } from '../../api/logs';
+import { logExportPath, useLogs, useLogTotals } from '../../api/logs';
 import { useAllTokens } from '../../api/tokens';
-import type { LogFilter, UsageLog } from '../../api/types';
+import type { LogFilter, LogKind, UsageLog } from '../../api/types';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryError } from '../../components/QueryError';
+import { downloadFile } from '../../lib/download';
+import { errorMessage } from '../../lib/errors';
 import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { LogDetailDrawer } from './LogDetailDrawer';
@@ -26,7 +28,10 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
   const [channelId, setChannelId] = useState<number | undefined>();
   const [requestId, setRequestId] = useState('');
   const [clientRequestId, setClientRequestId] = useState('');
+  const [kind, setKind] = useState<LogKind>('usage');
   const [selected, setSelected] = useState<UsageLog | null>(null);
+  const [exporting, setExporting] = useState(false);
+  const { message } = App.useApp();
   const tokens = useAllTokens();
 
   const filter = useMemo<LogFilter>(
@@ -39,15 +44,30 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
       request_id: requestId || undefined,
       client_request_id: clientRequestId || undefined,
       ...(admin ? { user_id: userId, channel_id: channelId } : {}),
+      type: kind === 'usage' ? undefined : kind,
     }),
-    [range, model, tokenId, status, requestId, clientRequestId, admin, userId, channelId],
+    [range, model, tokenId, status, requestId, clientRequestId, admin, userId, channelId, kind],
   );
   const logs = useLogs(filter, admin);
+  const totals = useLogTotals(filter, admin);
+
+  async function exportCSV() {
+    setExporting(true);
+    try {
+      await downloadFile(logExportPath(admin), { ...filter }, 'tollgate-logs.csv');
+    } catch (err) {
+      void message.error(errorMessage(err, t));
+    } finally {
+      setExporting(false);
+    }
+  }
   const rows = useMemo(() => logs.data?.pages.flatMap((p) => p.items ?? []) ?? [], [logs.data]);
 
   const statusTag = (log: UsageLog) => (
     <Tag color={log.status === 'success' ? 'success' : 'error'} data-testid="log-status" style={{ marginInlineEnd: 0 }}>
-      {log.status === 'success' ? t('logs.status_success') : t(`site.class_${log.error_class}`, { defaultValue: t('logs.status_error') })}
+      {log.status === 'success' ? t('logs.status_success') : log.error_class
+          ? t(`logs.errorClass.${log.error_class}`, { defaultValue: log.error_class })
+          : t('logs.status_error')}
     </Tag>
   );
   const screens = Grid.useBreakpoint();
@@ -55,9 +75,21 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
   const columns: TableProps<UsageLog>['columns'] = [
     { title: t('logs.time'), dataIndex: 'created_at', key: 'time', render: (v: string) => formatTime(v) },
     ...(admin
-      ? [{ title: t('logs.user'), key: 'user', render: (_: unknown, log: UsageLog) => log.username || log.user_id }]
+      ? [
+          {
+            title: t('logs.user'),
+            key: 'user',
+            render: (_: unknown, log: UsageLog) =>
+              log.is_test ? <Tag color="purple">{t('logs.channelTest')}</Tag> : log.username || log.user_id,
+          },
+        ]
       : []),
-    { title: t('logs.key'), key: 'key', responsive: ['md'], render: (_, log) => log.token_name || log.token_id },
+    {
+      title: t('logs.key'),
+      key: 'key',
+      responsive: ['md'],
+      render: (_, log) => (log.is_test ? t('logs.channelTestKey') : log.token_name || log.token_id),
+    },
     {
       title: t('logs.model'),
       dataIndex: 'model',
@@ -130,9 +162,20 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
       <PageHeader
         title={admin ? t('logs.allTitle') : t('logs.title')}
         extra={
-          <Button icon={<ReloadOutlined />} onClick={() => void logs.refetch()}>
-            {t('common.refresh')}
-          </Button>
+          <Space>
+            <Button icon={<DownloadOutlined />} loading={exporting} onClick={() => void exportCSV()}>
+              {t('logs.exportCsv')}
+            </Button>
+            <Button
+              icon={<ReloadOutlined />}
+              onClick={() => {
+                void logs.refetch();
+                void totals.refetch();
+              }}
+            >
+              {t('common.refresh')}
+            </Button>
+          </Space>
         }
       />
       <Flex gap={8} wrap style={{ marginBottom: 16 }}>
@@ -220,7 +263,30 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
             { value: 'error', label: t('logs.status_error') },
           ]}
         />
+        {admin ? (
+          <Select<LogKind>
+            aria-label={t('logs.kind')}
+            value={kind}
+            onChange={setKind}
+            style={{ width: 160 }}
+            options={[
+              { value: 'usage', label: t('logs.kind_usage') },
+              { value: 'test', label: t('logs.kind_test') },
+              { value: 'all', label: t('logs.kind_all') },
+            ]}
+          />
+        ) : null}
       </Flex>
+      <div data-testid="log-totals" style={{ marginBottom: 12 }}>
+        {totals.data
+          ? t('logs.totals', {
+              requests: fmt.number(totals.data.requests),
+              prompt: fmt.number(totals.data.prompt_tokens),
+              completion: fmt.number(totals.data.completion_tokens),
+              cost: fmt.money(totals.data.cost),
+            })
+          : null}
+      </div>
       {logs.error ? <QueryError error={logs.error} onRetry={() => void logs.refetch()} /> : null}
       <Table<UsageLog>
         rowKey={(log) => log.id ?? log.request_id}

@@ -16,7 +16,10 @@ export default function AuditPage() {
   const columns: TableProps<AuditEntry>['columns'] = [
     { title: t('audit.time'), dataIndex: 'created_at', key: 'time', render: (v: string) => formatTime(v) },
     { title: t('audit.actor'), key: 'actor', render: (_, e) => e.actor_name || e.actor_id },
-    { title: t('audit.action'), dataIndex: 'action', key: 'action', render: (v: string) => <Tag>{v}</Tag> },
+    { title: t('audit.action'), dataIndex: 'action', key: 'action', render: (v: string) => (
+        <Tag title={v}>{t(`audit.actions.${v.replace(/\./g, '_')}`, { defaultValue: v })}</Tag>
+      ),
+    },
     { title: t('audit.target'), dataIndex: 'target', key: 'target' },
     {
       title: t('audit.detail'),

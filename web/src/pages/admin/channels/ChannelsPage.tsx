@@ -17,6 +17,8 @@ import { useFormat } from '../../../lib/useFormat';
 import { ChannelFormDrawer } from './ChannelFormDrawer';
 import { ChannelHealthDrawer } from './ChannelHealthDrawer';
 import { ChannelTestModal } from './ChannelTestModal';
+import { InlineNumber } from './InlineNumber';
+import { readableMessage } from '../../../lib/errorText';
 import { CHANNEL_TYPES } from './channelForm';
 import { FleetHourCell } from './FleetSection';
 import { ChannelMetrics, HealthCell } from './HealthTag';
@@ -42,6 +44,16 @@ export default function ChannelsPage() {
 
   const setFilter = (patch: Partial<ChannelQuery>) => setQuery((q) => ({ ...q, ...patch, page: 1 }));
 
+  // Inline priority / weight: one PATCH of the one field.
+  const saveField = (channel: Channel, body: { priority?: number; weight?: number }) =>
+    update.mutate(
+      { id: channel.id, body },
+      {
+        onSuccess: () => message.success(t('channels.savedField', { name: channel.name })),
+        onError: (err) => message.error(err.message),
+      },
+    );
+
   const onTest = (channel: Channel) => {
     setTestingId(channel.id);
     test.mutate(
@@ -50,7 +62,11 @@ export default function ChannelsPage() {
         onSuccess: (res) =>
           res.ok
             ? message.success(t('channels.testPassed', { name: channel.name, latency: fmt.duration(res.latency_ms) }))
-            : message.error(t('channels.testFailedWith', { name: channel.name, error: res.error || res.error_class || res.status })),
+            : message.error(t('channels.testFailedWith', { name: channel.name, error:
+                  readableMessage(res.error) ??
+                  (res.error_class ? t(`logs.errorClass.${res.error_class}`, { defaultValue: res.error_class }) : res.status),
+              }),
+            ),
         onError: (err) => message.error(err.message),
         onSettled: () => setTestingId(null),
       },
@@ -105,8 +121,38 @@ export default function ChannelsPage() {
         </Tooltip>
       ),
     },
-    { title: t('channels.priority'), dataIndex: 'priority', key: 'priority', responsive: ['lg'] },
-    { title: t('channels.weight'), dataIndex: 'weight', key: 'weight', responsive: ['lg'] },
+    {
+      title: t('channels.priority'),
+      dataIndex: 'priority',
+      key: 'priority',
+      responsive: ['lg'],
+      render: (v: number, c) => (
+        <InlineNumber
+          value={v}
+          min={-1_000_000}
+          max={1_000_000}
+          label={t('channels.priorityOf', { name: c.name })}
+          saving={update.isPending && update.variables?.id === c.id}
+          onSave={(priority) => saveField(c, { priority })}
+        />
+      ),
+    },
+    {
+      title: t('channels.weight'),
+      dataIndex: 'weight',
+      key: 'weight',
+      responsive: ['lg'],
+      render: (v: number, c) => (
+        <InlineNumber
+          value={v}
+          min={0}
+          max={1_000_000}
+          label={t('channels.weightOf', { name: c.name })}
+          saving={update.isPending && update.variables?.id === c.id}
+          onSave={(weight) => saveField(c, { weight })}
+        />
+      ),
+    },
     { title: t('channels.tag'), dataIndex: 'tag', key: 'tag', responsive: ['xl'], render: (v: string) => (v ? <Tag>{v}</Tag> : null) },
     {
       title: t('common.actions'),

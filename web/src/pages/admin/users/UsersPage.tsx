@@ -1,13 +1,15 @@
-import { DollarOutlined, EditOutlined } from '@ant-design/icons';
-import { Button, Input, Select, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { DeleteOutlined, DollarOutlined, EditOutlined, UserAddOutlined } from '@ant-design/icons';
+import { App, Button, Input, Popconfirm, Select, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useUsers, type UserQuery } from '../../../api/users';
+import { useDeleteUser, useUsers, type UserQuery } from '../../../api/users';
+import { useSession } from '../../../auth/SessionProvider';
 import type { User } from '../../../api/types';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
 import { formatTime } from '../../../lib/format';
 import { useFormat } from '../../../lib/useFormat';
+import { CreateUserModal } from './CreateUserModal';
 import { QuotaModal } from './QuotaModal';
 import { UserEditDrawer } from './UserEditDrawer';
 
@@ -20,6 +22,18 @@ export default function UsersPage() {
   const users = useUsers(query);
   const [editing, setEditing] = useState<User | null>(null);
   const [funding, setFunding] = useState<User | null>(null);
+  const [creating, setCreating] = useState(false);
+  const { user: me } = useSession();
+  const { message } = App.useApp();
+  const remove = useDeleteUser();
+  const deleteUser = async (u: User) => {
+    try {
+      await remove.mutateAsync(u.id);
+      message.success(t('users.deleted', { name: u.username }));
+    } catch (err) {
+      message.error(err instanceof Error ? err.message : t('errors.unknown'));
+    }
+  };
   const setFilter = (patch: Partial<UserQuery>) => setQuery((q) => ({ ...q, ...patch, page: 1 }));
 
   const columns: TableProps<User>['columns'] = [
@@ -66,6 +80,20 @@ export default function UsersPage() {
           <Tooltip title={t('users.adjustQuota')}>
             <Button type="text" aria-label={t('users.adjustQuota')} icon={<DollarOutlined />} onClick={() => setFunding(u)} />
           </Tooltip>
+          {u.role !== 'root' && u.id !== me?.id ? (
+            <Popconfirm
+              title={t('users.deleteConfirm', { name: u.username })}
+              description={t('users.deleteHint')}
+              okText={t('common.delete')}
+              okButtonProps={{ danger: true }}
+              cancelText={t('common.cancel')}
+              onConfirm={() => deleteUser(u)}
+            >
+              <Tooltip title={t('common.delete')}>
+                <Button type="text" danger aria-label={t('users.deleteUser', { name: u.username })} icon={<DeleteOutlined />} />
+              </Tooltip>
+            </Popconfirm>
+          ) : null}
         </Space>
       ),
     },
@@ -73,7 +101,14 @@ export default function UsersPage() {
 
   return (
     <>
-      <PageHeader title={t('users.title')} />
+      <PageHeader
+        title={t('users.title')}
+        extra={
+          <Button type="primary" icon={<UserAddOutlined />} onClick={() => setCreating(true)}>
+            {t('users.create')}
+          </Button>
+        }
+      />
       <Space wrap style={{ marginBottom: 16 }}>
         <Input.Search allowClear placeholder={t('users.search')} aria-label={t('users.search')} onSearch={(q) => setFilter({ q: q.trim() })} style={{ width: 220 }} />
         <Select
@@ -114,6 +149,7 @@ export default function UsersPage() {
       />
       <UserEditDrawer user={editing} onClose={() => setEditing(null)} />
       <QuotaModal user={funding} onClose={() => setFunding(null)} />
+      <CreateUserModal open={creating} onClose={() => setCreating(false)} />
     </>
   );
 }
