@@ -14,7 +14,7 @@ import (
 
 // ListModels asks a channel's upstream for its model list (admin "fetch models"), with the first key.
 func (r *Relay) ListModels(ctx context.Context, ch *channel.Channel) ([]string, error) {
-	ad, ok := r.Adaptors[ch.Type]
+	ad, ok := r.adaptorOf(ch, "")
 	if !ok || len(ch.Keys) == 0 {
 		return nil, fmt.Errorf("channel %d has no adaptor or no key", ch.ID)
 	}
