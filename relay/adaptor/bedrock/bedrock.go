@@ -97,7 +97,7 @@ func (c *channel) NewRequest(ctx context.Context, call *adaptor.Call) (*http.Req
 	if call.Stream {
 		action = "/invoke-with-response-stream"
 	}
-	req, err := adaptor.PostJSON(ctx, c.baseURL(call.BaseURL)+"/model/"+url.PathEscape(c.model)+action, body, false)
+	req, err := adaptor.PostJSON(ctx, c.baseURL(call.BaseURL)+"/model/"+escapeID(c.model)+action, body, false)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +112,9 @@ func (c *channel) NewRequest(ctx context.Context, call *adaptor.Call) (*http.Req
 	sign(req, body, creds, c.region, now())
 	return req, nil
 }
+
+// escapeID escapes a model id for the path as the AWS SDKs do: ":" (in every versioned id) as %3A too.
+func escapeID(id string) string { return strings.ReplaceAll(url.PathEscape(id), ":", "%3A") }
 
 // ModelsRequest implements adaptor.Adaptor: the runtime endpoint has no model list.
 func (*channel) ModelsRequest(context.Context, string, string) (*http.Request, error) {
