@@ -49,7 +49,7 @@ describe('cloud channel fields', () => {
     renderWithProviders(<ChannelFormDrawer open channel={bedrock} onClose={() => {}} />);
     fireEvent.click(await screen.findByTestId('channel-submit'));
     await waitFor(() => expect(patches()).toHaveLength(1), { timeout: 10000 });
-    const err = await screen.findByText('config.bedrock.region: required, e.g. us-east-1', {}, { timeout: 10000 });
+    await screen.findByText('config.bedrock.region: required, e.g. us-east-1', {}, { timeout: 10000 });
   });
 
   it('shows the Vertex key file, project and region, in Chinese too', async () => {

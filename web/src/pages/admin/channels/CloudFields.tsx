@@ -29,7 +29,7 @@ export function CloudFields({ type, editing }: CloudFieldsProps) {
       return (
         <>
           <Form.Item name={['config', 'azure', 'api_version']} label={t('channels.azureApiVersion')} extra={t('channels.azureApiVersionHint')} rules={[required]}>
-            <Input placeholder="2024-10-21" data-testid="azure-api-version" />
+            <Input placeholder={t('channels.azureApiVersionPlaceholder')} data-testid="azure-api-version" />
           </Form.Item>
           <Form.Item label={t('channels.azureDeployments')} extra={t('channels.azureDeploymentsHint')}>
             <KeyValueEditor
@@ -72,7 +72,7 @@ export function CloudFields({ type, editing }: CloudFieldsProps) {
             </Col>
             <Col xs={24} md={12}>
               <Form.Item name={['config', 'vertex', 'region']} label={t('channels.region')} rules={[required]}>
-                <Input placeholder="us-central1" data-testid="vertex-region" />
+                <Input placeholder={t('channels.vertexRegionPlaceholder')} data-testid="vertex-region" />
               </Form.Item>
             </Col>
           </Row>
@@ -94,7 +94,7 @@ export function CloudFields({ type, editing }: CloudFieldsProps) {
             </Col>
           </Row>
           <Form.Item name={['config', 'bedrock', 'region']} label={t('channels.region')} rules={[required]}>
-            <Input placeholder="us-east-1" data-testid="bedrock-region" />
+            <Input placeholder={t('channels.bedrockRegionPlaceholder')} data-testid="bedrock-region" />
           </Form.Item>
           <Form.Item label={t('channels.bedrockModelIds')} extra={t('channels.bedrockModelIdsHint')}>
             <KeyValueEditor
