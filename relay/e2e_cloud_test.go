@@ -207,3 +207,71 @@ func TestBedrock_SigV4VerifiedAndEventStreamReachesOpenAIAndAnthropicCallers(t *
 		t.Fatalf("a forged signature: %d %s, refused %d", a.status, a.body, br.Refused.Load())
 	}
 }
+
+// Every client protocol through every cloud type, streamed and not, text and tool call, read by the official
+// SDKs (the matrix of e2e_matrix_test.go over the cloud fronts): Azure (OpenAI), Vertex Gemini, Vertex Claude
+// (publisher from the config), Bedrock (event stream).
+func TestCloudMatrix_EveryClientProtocolThroughEveryCloudType(t *testing.T) {
+	t.Parallel()
+	tool := func(m string) relaytest.Option { return relaytest.ForModel(m, relaytest.WithToolCall(matrixTool, matrixArgs)) }
+	az := relaytest.NewAzure(tool("cx-azure-tool"))
+	vx := relaytest.NewVertex(tool("cx-vgem-tool"), tool("cx-vclaude-tool"))
+	br := relaytest.NewBedrock("us-east-2", tool("cx-bedrock-tool"))
+	t.Cleanup(az.Close)
+	t.Cleanup(vx.Close)
+	t.Cleanup(br.Close)
+	types := []struct {
+		name, upstream string // upstream: the protocol a chat caller's call is sent in ("" = as the matrix's openai type)
+	}{{"azure", ""}, {"vgem", "gemini"}, {"vclaude", "anthropic"}, {"bedrock", "anthropic"}}
+	var models []string
+	for _, ty := range types {
+		models = append(models, "cx-"+ty.name+"-text", "cx-"+ty.name+"-tool")
+	}
+	w := cloudWorld(t, models...)
+	w.postChannel(cloudSpec{chanSpec: chanSpec{Type: "azure", Name: "cx-azure", Keys: []string{"az-key"}, Models: models[0:2]},
+		BaseURL: az.URL, Config: map[string]any{"azure": map[string]any{"api_version": "2024-10-21"}}})
+	w.postChannel(cloudSpec{chanSpec: chanSpec{Type: "vertex", Name: "cx-vertex", Keys: []string{vx.Key}, Models: models[2:6]},
+		BaseURL: vx.URL, Config: map[string]any{"vertex": map[string]any{"region": "us-east5",
+			"publishers": map[string]string{"cx-vclaude-text": "anthropic", "cx-vclaude-tool": "anthropic"}}}})
+	w.postChannel(cloudSpec{chanSpec: chanSpec{Type: "bedrock", Name: "cx-bedrock", Keys: []string{br.Key()}, Models: models[6:8]},
+		BaseURL: br.URL, Config: map[string]any{"bedrock": map[string]any{"region": "us-east-2"}}})
+	for _, cl := range matrixClients {
+		for _, ty := range types {
+			for _, stream := range []bool{false, true} {
+				for _, withTool := range []bool{false, true} {
+					name := fmt.Sprintf("%s→%s stream=%v tool=%v", cl.proto, ty.name, stream, withTool)
+					t.Run(name, func(t *testing.T) {
+						model := "cx-" + ty.name + "-text"
+						if withTool {
+							model = "cx-" + ty.name + "-tool"
+						}
+						id := newReqID("cx")
+						got, err := cl.call(t, w, model, id, stream, withTool)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						if withTool {
+							if got.toolName != matrixTool || !sameJSON(got.args, matrixArgs) {
+								t.Fatalf("tool call = %q %q (text %q)", got.toolName, got.args, got.text)
+							}
+						} else if !strings.HasPrefix(got.text, fullText) {
+							t.Fatalf("text = %q", got.text)
+						}
+						l := w.logOf(id)
+						wantBilled(t, l, 50, 10, 20)
+						want := ty.upstream
+						if want == "" {
+							want = upstreamProtocol(cl.proto, "openai")
+						}
+						if l.ClientProtocol != cl.proto || l.UpstreamProtocol != want {
+							t.Fatalf("log protocols %s→%s, want %s→%s", l.ClientProtocol, l.UpstreamProtocol, cl.proto, want)
+						}
+					})
+				}
+			}
+		}
+	}
+	if vx.Exchanges() != 1 || br.Refused.Load() != 0 {
+		t.Fatalf("vertex exchanges %d, bedrock refused %d", vx.Exchanges(), br.Refused.Load())
+	}
+}
