@@ -213,7 +213,9 @@ func TestBedrock_SigV4VerifiedAndEventStreamReachesOpenAIAndAnthropicCallers(t *
 // (publisher from the config), Bedrock (event stream).
 func TestCloudMatrix_EveryClientProtocolThroughEveryCloudType(t *testing.T) {
 	t.Parallel()
-	tool := func(m string) relaytest.Option { return relaytest.ForModel(m, relaytest.WithToolCall(matrixTool, matrixArgs)) }
+	tool := func(m string) relaytest.Option {
+		return relaytest.ForModel(m, relaytest.WithToolCall(matrixTool, matrixArgs))
+	}
 	az := relaytest.NewAzure(tool("cx-azure-tool"))
 	vx := relaytest.NewVertex(tool("cx-vgem-tool"), tool("cx-vclaude-tool"))
 	br := relaytest.NewBedrock("us-east-2", tool("cx-bedrock-tool"))
