@@ -277,3 +277,37 @@ func TestCloudMatrix_EveryClientProtocolThroughEveryCloudType(t *testing.T) {
 		t.Fatalf("vertex exchanges %d, bedrock refused %d", vx.Exchanges(), br.Refused.Load())
 	}
 }
+
+// An exception Bedrock sends inside the event stream (here serviceUnavailableException after two deltas) reaches
+// the caller as its protocol's error event, after the text already sent, and is logged with its class.
+func TestBedrock_StreamExceptionReachesTheCallerAsAnErrorEvent(t *testing.T) {
+	t.Parallel()
+	br := relaytest.NewBedrock("us-east-1", relaytest.Fail(relaytest.StreamError(2)))
+	t.Cleanup(br.Close)
+	w := cloudWorld(t, "claude-haiku")
+	w.postChannel(cloudSpec{chanSpec: chanSpec{Type: "bedrock", Name: "br-exc", Keys: []string{br.Key()}, Models: []string{"claude-haiku"}},
+		BaseURL: br.URL, Config: map[string]any{"bedrock": map[string]any{"region": "us-east-1"}}})
+	_, evs, _ := w.stream("/v1/messages", w.key, messagesBody("claude-haiku", true))
+	if len(evs) < 3 {
+		t.Fatalf("events %+v", evs)
+	}
+	last := evs[len(evs)-1]
+	if last.name != "error" || gjson.Get(last.data, "error.type").String() != "overloaded_error" ||
+		!strings.Contains(gjson.Get(last.data, "error.message").String(), "serviceUnavailableException") {
+		t.Fatalf("last event %s %s", last.name, last.data)
+	}
+	deltas := 0
+	for _, e := range evs {
+		if e.name == "content_block_delta" {
+			deltas++
+		}
+	}
+	if deltas != 2 {
+		t.Fatalf("%d deltas before the exception, want 2", deltas)
+	}
+	// An OpenAI caller gets the text so far, then an error in its own shape.
+	_, evs, _ = w.stream("/v1/chat/completions", w.key, chatBody("claude-haiku", true))
+	if len(evs) == 0 || !strings.Contains(evs[len(evs)-1].data, `"error"`) {
+		t.Fatalf("openai caller's last event: %+v", evs[len(evs)-1])
+	}
+}
