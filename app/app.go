@@ -22,8 +22,11 @@ import (
 	"tollgate/relay"
 	"tollgate/relay/adaptor"
 	"tollgate/relay/adaptor/anthropic"
+	"tollgate/relay/adaptor/azure"
+	"tollgate/relay/adaptor/bedrock"
 	"tollgate/relay/adaptor/gemini"
 	"tollgate/relay/adaptor/openai"
+	"tollgate/relay/adaptor/vertex"
 	"tollgate/router"
 	"tollgate/service/account"
 	"tollgate/service/alert"
@@ -242,11 +245,14 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 	a.closers = append(a.closers, func(ctx context.Context) error { return a.Logs.Close(ctx) })
 	a.startRetention()
 	// Every channel type, declared once with its adaptor: the admin API accepts exactly these.
+	client := relay.NewClient()
 	adaptors := adaptor.Registry{
 		channel.TypeOpenAI: openai.Adaptor{}, channel.TypeOpenAICompatible: openai.Adaptor{ChatOnly: true},
 		channel.TypeAnthropic: anthropic.Adaptor{}, channel.TypeGemini: gemini.Adaptor{},
+		channel.TypeAzure: azure.Adaptor{}, channel.TypeBedrock: bedrock.Adaptor{},
+		channel.TypeVertex: vertex.New(vertex.NewTokens(client, nil)),
 	}
-	a.Channels.Types = adaptors.Types()
+	a.Channels.Types, a.Channels.Presets = adaptors.Types(), openai.PresetURLs()
 	a.Sticky = sticky.New(a.Cache, nil, time.Now)
 	// Multipart uploads are spooled here while their request runs (relay/upload.go), on disk rather than in memory.
 	uploads := filepath.Join(cfg.DataDir, "uploads")
@@ -257,7 +263,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		Tokens: a.Tokens, Accounts: a.Accounts, Groups: a.Groups, Channels: a.Channels, Pricing: a.Pricing,
 		Settings: a.Settings, Ledger: a.Ledger, Logs: a.Logs, Cache: a.Cache, Counter: tokencount.New(),
 		Adaptors:  adaptors,
-		Client:    relay.NewClient(),
+		Client:    client,
 		Health:    a.Health,
 		Sticky:    a.Sticky,
 		Routing:   a.Routing,

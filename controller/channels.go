@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"time"
@@ -148,6 +149,11 @@ func (h *Channels) FetchModels(c *gin.Context) {
 		return
 	}
 	ms, err := h.Lister.ListModels(c.Request.Context(), ch)
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		middleware.Fail(c, ae)
+		return
+	}
 	if err != nil {
 		middleware.Fail(c, apperr.New(http.StatusBadGateway, "upstream_error", err.Error()))
 		return

@@ -76,8 +76,11 @@ type Channel struct {
 	CostPrice  JSON[*CostPrice]           `gorm:"type:text"`
 	CostRatio  decimal.NullDecimal        `gorm:"type:varchar(40)"`
 	CostPrices JSON[map[string]CostPrice] `gorm:"type:text"`
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// Config holds the type-specific settings (Azure deployments, Vertex project and region, Bedrock region,
+	// an OpenAI-compatible preset).
+	Config    JSON[ChannelConfig] `gorm:"type:text"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ChannelFilter narrows ListChannels.

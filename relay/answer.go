@@ -20,7 +20,7 @@ import (
 // exchange sends one attempt and passes its answer to the client. A failure before anything reached the
 // client is returned for the attempt loop to retry; after the first byte the answer is the client's.
 func (r *Relay) exchange(c *gin.Context, rq *request, lg *leg, ch *channel.Channel, k int) (*outcome, *failure) {
-	ad := r.Adaptors[ch.Type]
+	ad, _ := r.adaptorOf(ch, rq.model)
 	out := &outcome{ch: ch, keyIdx: k, meter: ad.NewMeter(lg.ep), leg: lg}
 	x, f := r.send(c.Request.Context(), c.Request.Header, rq, lg, ch, k)
 	if f != nil {

@@ -16,9 +16,9 @@ func TestHeaderPassthrough_ForwardsOnlyTheListAndNeverCredentials(t *testing.T) 
 	spec := map[string]any{"type": "openai", "name": "pt", "base_url": up.URL, "keys": []string{"sk-up-pt"},
 		"models": []string{"gpt-4o-mini"}}
 	// The channel types are the adaptor registry's: an unknown one is refused naming them all.
-	spec["type"] = "azure-someday"
+	spec["type"] = "watsonx-someday"
 	if r := w.root.Do("POST", "/api/admin/channels", spec); r.Status != http.StatusBadRequest ||
-		!strings.Contains(string(r.Body), "anthropic, gemini, openai, openai-compatible") {
+		!strings.Contains(string(r.Body), "anthropic, azure, bedrock, gemini, openai, openai-compatible, vertex") {
 		t.Fatalf("unknown type: %d %s", r.Status, r.Body)
 	}
 	spec["type"] = "openai"

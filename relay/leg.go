@@ -58,7 +58,7 @@ func native(ad adaptor.Adaptor, rq *request) bool { return ad.Supports(rq.ep) &&
 // faithfully (a field its protocol cannot express, a body the codec cannot read): the channel is skipped,
 // and the caller gets the 400 if no other channel serves it.
 func (r *Relay) legFor(rq *request, ch *channel.Channel) (*leg, *relayError) {
-	ad := r.Adaptors[ch.Type]
+	ad, _ := r.adaptorOf(ch, rq.model)
 	upstreamModel := ch.UpstreamModel(rq.model)
 	if native(ad, rq) {
 		if rq.media.upload != nil {
@@ -72,7 +72,7 @@ func (r *Relay) legFor(rq *request, ch *channel.Channel) (*leg, *relayError) {
 	}
 	p := ad.Protocol()
 	ep, ok := adaptor.EndpointFor(rq.kind, p)
-	if !ok {
+	if !ok || !ad.Supports(ep) { // e.g. counting tokens on a family without a counting endpoint
 		return &leg{ep: rq.ep, proto: p, local: true}, nil
 	}
 	lg := &leg{ep: ep, proto: p, conv: true}

@@ -48,7 +48,7 @@ func (r *Relay) TestChannel(ctx context.Context, ch *channel.Channel, modelName 
 		key = 0
 	}
 	res := TestResult{ChannelID: ch.ID, Model: modelName, KeyIndex: key}
-	ad, ok := r.Adaptors[ch.Type]
+	ad, ok := r.adaptorOf(ch, modelName)
 	if !ok || len(ch.Keys) == 0 {
 		res.ErrorClass, res.Error = string(ClassClient), "channel has no adaptor or no key"
 		return res

@@ -40,11 +40,11 @@ func (r *Relay) routeRequest(rq *request) *routing.Request {
 	s := r.Settings.Get()
 	out := &routing.Request{Model: rq.model, Intn: r.intn, Tuning: r.Routing.Tuning(rq.who.group, rq.model),
 		Serves: func(ch *channel.Channel) bool {
-			ad, ok := r.Adaptors[ch.Type]
+			ad, ok := r.adaptorOf(ch, rq.model)
 			return ok && r.serves(ad, rq) && len(ch.Keys) > 0
 		}}
 	if s.PreferSameProtocol {
-		out.Native = func(ch *channel.Channel) bool { return native(r.Adaptors[ch.Type], rq) }
+		out.Native = func(ch *channel.Channel) bool { ad, ok := r.adaptorOf(ch, rq.model); return ok && native(ad, rq) }
 	}
 	if ramp := time.Duration(s.RecoveryRamp) * time.Second; ramp > 0 {
 		out.Ramp = func(ch *channel.Channel) float64 { return r.Health.RampShare(ch.ID, ramp) }

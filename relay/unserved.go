@@ -23,7 +23,7 @@ func (r *Relay) unserved(groups []string, rq *request) *relayError {
 			continue
 		}
 		for _, ch := range snap.ByID {
-			ad, ok := r.Adaptors[ch.Type]
+			ad, ok := r.adaptorOf(ch, rq.model)
 			if !ok || !ch.Serves(rq.model) || !r.Routing.Member(name, ch.ID) {
 				continue
 			}

@@ -89,7 +89,7 @@ func withOverrides(body []byte, ch *channel.Channel) ([]byte, error) {
 // answer it returns the exchange with the first-byte deadline stopped and the idle deadline armed;
 // otherwise a classified failure.
 func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *leg, ch *channel.Channel, keyIdx int) (*exchange, *failure) {
-	ad := r.Adaptors[ch.Type]
+	ad, _ := r.adaptorOf(ch, rq.model)
 	upstreamModel := ch.UpstreamModel(rq.model)
 	body, err := withOverrides(lg.body, ch)
 	if err != nil {
@@ -117,8 +117,16 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *le
 	}
 	req, err := ad.NewRequest(httptrace.WithClientTrace(ctx, trace), call)
 	if err != nil {
+		f := &failure{class: ClassServer, err: err}
+		var ce *adaptor.CredentialError
+		switch {
+		case errors.As(err, &ce):
+			f.class = ClassAuth // this key is unusable: the next key may be fine
+		case context.Cause(ctx) != nil || parent.Err() != nil:
+			f = classifyErr(err, context.Cause(ctx), parent.Err() != nil) // building it did I/O (a token exchange)
+		}
 		x.close()
-		return nil, &failure{class: ClassServer, err: err}
+		return nil, f
 	}
 	for _, k := range ch.HeaderPassthrough.V {
 		if vs := in.Values(k); len(vs) > 0 {
@@ -135,6 +143,9 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *le
 		f := classifyErr(err, context.Cause(ctx), parent.Err() != nil)
 		x.close()
 		return nil, f
+	}
+	if u, ok := ad.(adaptor.Unframer); ok && resp.StatusCode < 300 {
+		u.Unframe(resp) // a binary-framed stream read as the family's SSE events
 	}
 	x.resp = resp
 	x.idleT = time.AfterFunc(x.idle, func() { cancel(errIdleTimeout) })

@@ -5,6 +5,7 @@ package adaptor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"tollgate/model"
 	"tollgate/service/pricing"
 )
 
@@ -152,6 +154,30 @@ type Adaptor interface {
 	// TestCall is the tiny request a channel test sends for model: the endpoint and its body.
 	TestCall(model string) (Endpoint, []byte)
 }
+
+// Configurable is a family whose requests depend on the channel's type-specific settings or on the model
+// (Azure's deployments, Vertex's publisher, Bedrock's region, an OpenAI-compatible preset): the relay asks it
+// for the adaptor of one channel and upstream model ("" for the model list) before every use.
+type Configurable interface {
+	Configure(cfg model.ChannelConfig, upstreamModel string) Adaptor
+}
+
+// Unframer is a family whose stream is not SSE on the wire (Bedrock's AWS event stream): Unframe wraps the
+// body of a 2xx answer so the relay reads the SSE events of the family's protocol from it (and says so in
+// Content-Type); non-stream answers are left alone.
+type Unframer interface {
+	Unframe(resp *http.Response)
+}
+
+// ErrNoModelList is what ModelsRequest returns for an upstream that has no model list to fetch.
+var ErrNoModelList = errors.New("this channel type has no model list endpoint: enter the models by hand")
+
+// CredentialError is a key that cannot be turned into a signed request (a service-account JSON that does not
+// parse, a token exchange the identity provider refuses): the key's failure, not the channel's.
+type CredentialError struct{ Err error }
+
+func (e *CredentialError) Error() string { return "channel credential: " + e.Err.Error() }
+func (e *CredentialError) Unwrap() error { return e.Err }
 
 // Registry maps channel types to adaptors: where each channel type is declared.
 type Registry map[string]Adaptor

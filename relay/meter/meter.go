@@ -20,6 +20,13 @@ type Meter struct {
 	outSeen bool // output tokens came from the upstream
 	text    strings.Builder
 	body    []byte // a non-stream body whose text is not extracted yet
+	// CachedAt are further paths inside an OpenAI usage object where a compatible upstream reports the cached
+	// part of the prompt (DeepSeek's prompt_cache_hit_tokens, Moonshot's cached_tokens), read when the standard
+	// prompt_tokens_details.cached_tokens says nothing.
+	CachedAt []string
+	// UsageAt is a further path of an OpenAI chunk's usage object (Groq's x_groq.usage), read when a chunk has
+	// no top-level usage.
+	UsageAt string
 }
 
 // New returns a meter for an endpoint.
@@ -144,6 +151,11 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 		}
 	default:
 		res := gjson.GetManyBytes(data, "usage", "choices")
+		if !res[0].IsObject() && m.UsageAt != "" {
+			if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
+				m.openAIUsage(u)
+			}
+		}
 		if res[0].IsObject() {
 			m.openAIUsage(res[0])
 		}
@@ -185,6 +197,12 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	cached := u.Get("prompt_tokens_details.cached_tokens").Int()
 	if cached == 0 {
 		cached = u.Get("input_tokens_details.cached_tokens").Int()
+	}
+	for _, p := range m.CachedAt {
+		if cached != 0 {
+			break
+		}
+		cached = u.Get(p).Int()
 	}
 	m.present = true
 	m.outSeen = m.outSeen || hasOut

@@ -49,6 +49,8 @@ type Input struct {
 	CostPrice  *pricing.CostPriceRow            `json:"cost_price"`
 	CostRatio  *string                          `json:"cost_ratio"`
 	CostPrices *map[string]pricing.CostPriceRow `json:"cost_prices"`
+	// Config is the type-specific settings (azure, vertex, bedrock, preset); checked against the type.
+	Config *model.ChannelConfig `json:"config"`
 }
 
 // View is a channel as the admin API shows it: keys masked.
@@ -79,6 +81,7 @@ type View struct {
 	CostPrice  *model.CostPrice           `json:"cost_price"`
 	CostRatio  *decimal.Decimal           `json:"cost_ratio"`
 	CostPrices map[string]model.CostPrice `json:"cost_prices"`
+	Config     model.ChannelConfig        `json:"config"`
 	CreatedAt  time.Time                  `json:"created_at"`
 	Health     any                        `json:"health,omitempty"`
 }
@@ -90,7 +93,7 @@ func ViewOf(c *Channel) *View {
 		Weight: c.Weight, Status: c.Status, HeaderOverride: maskHeaders(c.HeaderOverride), BodyOverride: c.BodyOverride.V,
 		StatusCodeMapping: c.StatusCodeMapping.V, TestModel: c.TestModel, Timeouts: c.Timeouts.V, Tag: c.Tag,
 		Breaker: c.Breaker.V, HeaderPassthrough: nonNil(c.HeaderPassthrough.V), CreatedAt: c.CreatedAt,
-		MaxConcurrency: c.MaxConcurrency, KeyMaxConcurrency: c.KeyMaxConcurrency}
+		MaxConcurrency: c.MaxConcurrency, KeyMaxConcurrency: c.KeyMaxConcurrency, Config: c.Config.V}
 	v.Keys = make([]string, len(c.Keys))
 	for i, k := range c.Keys {
 		v.Keys[i] = secret.Mask(k)
@@ -180,15 +183,18 @@ func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]
 		}
 		row.Name = n
 	}
-	if in.BaseURL != nil {
+	if in.BaseURL != nil && strings.TrimSpace(*in.BaseURL) == "" {
+		row.BaseURL = "" // the type's default, if it has one (checkConfig)
+	} else if in.BaseURL != nil {
 		u, err := url.Parse(strings.TrimSpace(*in.BaseURL))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(*in.BaseURL) > 512 {
 			return apperr.Field("base_url", "an http(s) URL")
 		}
 		row.BaseURL = strings.TrimRight(u.String(), "/")
 	}
+	clearKeys := old
 	if in.Keys != nil {
-		keys, err := cleanList("keys", unmask(*in.Keys, old), 1000, 1024)
+		keys, err := cleanList("keys", unmask(*in.Keys, old), 1000, 8192)
 		if err != nil {
 			return err
 		}
@@ -203,7 +209,7 @@ func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]
 			}
 			sealed = append(sealed, enc)
 		}
-		row.KeysCipher.V = sealed
+		row.KeysCipher.V, clearKeys = sealed, keys
 	}
 	if in.KeyStrategy != nil {
 		if *in.KeyStrategy != "random" && *in.KeyStrategy != "round_robin" {
@@ -319,6 +325,12 @@ func (s *Service) apply(row *model.Channel, old []string, oldHeaders map[string]
 		}
 		row.Tag = *in.Tag
 	}
+	if in.Config != nil {
+		row.Config.V = *in.Config
+	}
+	if err := s.checkConfig(row, clearKeys); err != nil {
+		return err
+	}
 	return applyCost(row, in)
 }
 
@@ -367,7 +379,7 @@ func applyCost(row *model.Channel, in Input) error {
 
 // Create adds a channel.
 func (s *Service) Create(ctx context.Context, actor audit.Actor, in Input) (*View, error) {
-	for f, missing := range map[string]bool{"type": in.Type == nil, "name": in.Name == nil, "base_url": in.BaseURL == nil, "keys": in.Keys == nil || len(*in.Keys) == 0} {
+	for f, missing := range map[string]bool{"type": in.Type == nil, "name": in.Name == nil, "keys": in.Keys == nil || len(*in.Keys) == 0} {
 		if missing {
 			return nil, apperr.Field(f, "required")
 		}

@@ -95,13 +95,16 @@ func (s *Snapshot) Models(group string) []string {
 type Service struct {
 	// Types are the channel types an admin may create: the adaptor registry's (app/app.go declares each type
 	// once, with its adaptor).
-	Types  []string
-	store  *model.Store
-	bus    bus.Bus
-	keys   *secret.Keyring
-	audit  *audit.Log
-	snap   atomic.Pointer[Snapshot]
-	onLoad func(*Snapshot)
+	Types []string
+	// Presets are the OpenAI-compatible vendor presets (name → default base URL), from the openai adaptor's
+	// table (app/app.go), like Types.
+	Presets map[string]string
+	store   *model.Store
+	bus     bus.Bus
+	keys    *secret.Keyring
+	audit   *audit.Log
+	snap    atomic.Pointer[Snapshot]
+	onLoad  func(*Snapshot)
 }
 
 // OnLoad registers fn to run after every snapshot rebuild (e.g. to hand per-channel breaker thresholds to the

@@ -200,7 +200,15 @@ export interface PricingImportResult {
   prices?: PriceRow[];
 }
 
-export type ChannelType = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
+export type ChannelType = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini' | 'azure' | 'vertex' | 'bedrock';
+/** Type-specific channel settings (credentials are the channel's keys, never here). */
+export interface ChannelConfig {
+  /** An OpenAI-compatible vendor preset (deepseek, openrouter, ...). */
+  preset?: string;
+  azure?: { api_version: string; deployments?: Record<string, string> };
+  vertex?: { project: string; region: string; publishers?: Record<string, string> };
+  bedrock?: { region: string; model_ids?: Record<string, string> };
+}
 /** An upstream's price: decimal USD per 1M tokens by kind, or per call (which replaces the token prices). */
 export interface CostPrice {
   input: string;
@@ -269,6 +277,7 @@ export interface Channel {
   cost_ratio?: string | null;
   /** Per-model upstream prices that override either. */
   cost_prices?: Record<string, CostPrice>;
+  config?: ChannelConfig;
   created_at: string;
   health?: {
     state: HealthState;

@@ -66,10 +66,14 @@ export function isIpOrCidr(text: string): boolean {
  */
 export function applyServerError(form: FormInstance, error: unknown): string | null {
   if (error instanceof ApiError && error.field) {
-    const known = form.getFieldInstance(error.field) !== undefined || form.getFieldValue(error.field) !== undefined;
-    if (known) {
-      form.setFields([{ name: error.field, errors: [error.message] }]);
-      return null;
+    // A dotted field ("config.azure.api_version") may be a nested form item; the error goes under the item
+    // only when the form took it, else it is shown as a message.
+    for (const name of [error.field, error.field.split('.')]) {
+      const known = form.getFieldInstance(name) !== undefined || form.getFieldValue(name) !== undefined;
+      if (known) {
+        form.setFields([{ name, errors: [error.message] }]);
+        if (form.getFieldError(name).length > 0) return null;
+      }
     }
   }
   return error instanceof Error ? error.message : String(error);

@@ -7,7 +7,8 @@ import { useGroups } from '../../../api/groups';
 import type { Channel } from '../../../api/types';
 import { KeyValueEditor } from '../../../components/KeyValueEditor';
 import { applyServerError } from '../../../lib/validation';
-import { CHANNEL_TYPES, channelToForm, DEFAULT_CHANNEL_VALUES, formToChannel, parseKeys, type ChannelFormValues } from './channelForm';
+import { baseUrlOptional, CHANNEL_TYPES, channelToForm, DEFAULT_CHANNEL_VALUES, formToChannel, parseKeys, type ChannelFormValues } from './channelForm';
+import { CloudFields } from './CloudFields';
 import { WIDE_DRAWER } from '../../../components/drawerSize';
 import { StepUpCancelled, useStepUp } from '../../../components/StepUp';
 import { CostFields } from './CostFields';
@@ -32,6 +33,10 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
   const fetchModels = useFetchUpstreamModels();
   const [upstreamModels, setUpstreamModels] = useState<string[]>([]);
   const models = Form.useWatch('models', form) ?? [];
+  const type = Form.useWatch('type', form) ?? DEFAULT_CHANNEL_VALUES.type;
+  const preset = Form.useWatch(['config', 'preset'], form) as string | undefined;
+  const urlOptional = baseUrlOptional(type, preset);
+  const keysInForm = type === 'vertex' || type === 'bedrock'; // credentials have their own fields (CloudFields)
 
   useEffect(() => {
     if (!open) return;
@@ -102,26 +107,29 @@ export function ChannelFormDrawer({ open, channel, onClose }: ChannelFormDrawerP
             </Form.Item>
           </Col>
         </Row>
+        <CloudFields type={type} editing={!!channel} />
         <Form.Item
           name="base_url"
           label={t('channels.baseUrl')}
-          extra={t('channels.baseUrlHint')}
-          rules={[required, { type: 'url', message: t('validation.url') }, { pattern: /^https?:\/\//, message: t('validation.url') }]}
+          extra={urlOptional ? t('channels.baseUrlDefaultHint') : t('channels.baseUrlHint')}
+          rules={[...(urlOptional ? [] : [required]), { type: 'url', message: t('validation.url') }, { pattern: /^https?:\/\//, message: t('validation.url') }]}
         >
-          <Input placeholder={t('channels.baseUrlPlaceholder')} />
+          <Input placeholder={urlOptional ? t('channels.baseUrlDefault') : t('channels.baseUrlPlaceholder')} data-testid="channel-base-url" />
         </Form.Item>
-        <Form.Item
-          name="keys_text"
-          label={t('channels.keys')}
-          extra={channel ? t('channels.keysKeepHint', { count: channel.keys?.length ?? 0 }) : t('channels.keysHint')}
-          rules={
-            channel
-              ? []
-              : [{ validator: (_, v: string) => (parseKeys(v).length > 0 ? Promise.resolve() : Promise.reject(new Error(t('validation.required')))) }]
-          }
-        >
-          <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} className="tg-mono" placeholder={channel?.keys?.join('\n')} />
-        </Form.Item>
+        {keysInForm ? null : (
+          <Form.Item
+            name="keys_text"
+            label={t('channels.keys')}
+            extra={channel ? t('channels.keysKeepHint', { count: channel.keys?.length ?? 0 }) : t('channels.keysHint')}
+            rules={
+              channel
+                ? []
+                : [{ validator: (_, v: string) => (parseKeys(v).length > 0 ? Promise.resolve() : Promise.reject(new Error(t('validation.required')))) }]
+            }
+          >
+            <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} className="tg-mono" placeholder={channel?.keys?.join('\n')} />
+          </Form.Item>
+        )}
         <Row gutter={16}>
           <Col xs={24} md={12}>
             <Form.Item name="key_strategy" label={t('channels.keyStrategy')}>

@@ -1,7 +1,15 @@
-import type { Channel, ChannelInput, ChannelType, CostPrice } from '../../../api/types';
+import type { Channel, ChannelConfig, ChannelInput, ChannelType, CostPrice } from '../../../api/types';
 import { fromRows, toRows, type KeyValueRow } from '../../../components/KeyValueEditor';
 
-export const CHANNEL_TYPES: ChannelType[] = ['openai', 'openai-compatible', 'anthropic', 'gemini'];
+export const CHANNEL_TYPES: ChannelType[] = ['openai', 'openai-compatible', 'anthropic', 'gemini', 'azure', 'vertex', 'bedrock'];
+
+/** The OpenAI-compatible vendor presets the server knows (its table fills the base URL when left empty). */
+export const PRESETS = ['deepseek', 'openrouter', 'siliconflow', 'moonshot', 'zhipu', 'qwen', 'xai', 'mistral', 'groq', 'ollama'] as const;
+
+/** Whether the server derives the base URL for these settings (preset, Vertex or Bedrock region). */
+export function baseUrlOptional(type: ChannelType, preset?: string): boolean {
+  return type === 'vertex' || type === 'bedrock' || (type === 'openai-compatible' && !!preset);
+}
 
 export const COST_FIELDS = ['input', 'output', 'cache_read', 'cache_write', 'per_call'] as const;
 
@@ -63,6 +71,15 @@ export interface ChannelFormValues {
   cost_price: CostPrice;
   cost_ratio?: string;
   cost_prices: CostOverrideRow[];
+  /** Type-specific settings, in the API's shape (maps as rows below). */
+  config: { preset?: string; azure?: { api_version?: string }; vertex?: { project?: string; region?: string }; bedrock?: { region?: string } };
+  azure_deployments: KeyValueRow[];
+  bedrock_model_ids: KeyValueRow[];
+  /** Vertex: the service-account JSON key file (pasted or uploaded); becomes the channel's one key. */
+  vertex_sa_json?: string;
+  /** Bedrock: the access key pair; becomes the channel's key "ACCESS_KEY_ID:SECRET". */
+  bedrock_access_key?: string;
+  bedrock_secret_key?: string;
 }
 
 export const DEFAULT_CHANNEL_VALUES: ChannelFormValues = {
@@ -91,6 +108,12 @@ export const DEFAULT_CHANNEL_VALUES: ChannelFormValues = {
   cost_price: { ...EMPTY_COST },
   cost_ratio: '',
   cost_prices: [],
+  config: {},
+  azure_deployments: [],
+  bedrock_model_ids: [],
+  vertex_sa_json: '',
+  bedrock_access_key: '',
+  bedrock_secret_key: '',
 };
 
 /** One key per line; blank lines and surrounding spaces dropped, duplicates removed. */
@@ -137,7 +160,49 @@ export function channelToForm(channel: Channel): ChannelFormValues {
     cost_price: costToText(channel.cost_price),
     cost_ratio: channel.cost_ratio ?? '',
     cost_prices: Object.entries(channel.cost_prices ?? {}).map(([model, p]) => ({ model, ...costToText(p) })),
+    config: {
+      preset: channel.config?.preset,
+      azure: { api_version: channel.config?.azure?.api_version },
+      vertex: { project: channel.config?.vertex?.project, region: channel.config?.vertex?.region },
+      bedrock: { region: channel.config?.bedrock?.region },
+    },
+    azure_deployments: toRows(channel.config?.azure?.deployments),
+    bedrock_model_ids: toRows(channel.config?.bedrock?.model_ids),
+    vertex_sa_json: '',
+    bedrock_access_key: '',
+    bedrock_secret_key: '',
   };
+}
+
+/** The settings of the chosen type for the API (other types' settings are not sent). */
+export function configFor(values: ChannelFormValues): ChannelConfig {
+  const c = values.config ?? {};
+  switch (values.type) {
+    case 'openai-compatible':
+      return c.preset ? { preset: c.preset } : {};
+    case 'azure':
+      return { azure: { api_version: (c.azure?.api_version ?? '').trim(), deployments: fromRows(values.azure_deployments) } };
+    case 'vertex':
+      return { vertex: { project: (c.vertex?.project ?? '').trim(), region: (c.vertex?.region ?? '').trim() } };
+    case 'bedrock':
+      return { bedrock: { region: (c.bedrock?.region ?? '').trim(), model_ids: fromRows(values.bedrock_model_ids) } };
+    default:
+      return {};
+  }
+}
+
+/** The keys the form holds for its type: the Vertex key file or the Bedrock key pair, else one per line. */
+export function keysFor(values: ChannelFormValues): string[] {
+  if (values.type === 'vertex') {
+    const sa = (values.vertex_sa_json ?? '').trim();
+    return sa ? [sa] : [];
+  }
+  if (values.type === 'bedrock') {
+    const ak = (values.bedrock_access_key ?? '').trim();
+    const sk = (values.bedrock_secret_key ?? '').trim();
+    return ak && sk ? [`${ak}:${sk}`] : [];
+  }
+  return parseKeys(values.keys_text);
 }
 
 /**
@@ -181,7 +246,8 @@ export function formToChannel(values: ChannelFormValues, existing?: Channel): Ch
       (values.cost_prices ?? []).filter((r) => r?.model?.trim()).map((r) => [r.model.trim(), textToCost(r)]),
     ),
   };
-  const keys = parseKeys(values.keys_text);
+  body.config = configFor(values);
+  const keys = keysFor(values);
   if (keys.length > 0 || !existing) body.keys = keys;
   const wasEnabled = existing ? existing.status === 'enabled' : undefined;
   if (!existing || wasEnabled !== values.enabled) body.status = values.enabled ? 'enabled' : 'disabled';
