@@ -139,7 +139,10 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
       render: (_, log) => (
         <Flex vertical gap={2} data-testid="log-card">
           <Flex justify="space-between" gap={8}>
-            <span style={{ overflowWrap: 'anywhere' }}>{log.model}</span>
+            <span style={{ overflowWrap: 'anywhere' }}>
+              {log.is_test && <Tag color="purple">{t('logs.channelTest')}</Tag>}
+              {log.model}
+            </span>
             <span data-testid="log-cost" style={{ whiteSpace: 'nowrap' }}>{fmt.money(log.cost)}</span>
           </Flex>
           <Flex justify="space-between" gap={8} align="center">
