@@ -270,7 +270,7 @@ describe('the admin', () => {
       // Root's own calls were tests only: its personal figures count nothing.
       assert.ok(!(await text(page.getByTestId('site-top-users'))).includes('root'));
     });
-    const logs = await root('GET', '/api/admin/logs');
+    const logs = await root('GET', '/api/admin/logs?type=test');
     assert.ok(logs.items.some((l) => l.is_test), 'the tests were logged (as tests)');
   });
 
