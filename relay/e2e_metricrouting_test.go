@@ -199,6 +199,10 @@ func TestMetricRouting_SimulatorScopes(t *testing.T) {
 // taken), found by request id and model; rows older than the retention are deleted.
 func TestMetricRouting_DecisionLogAndRetention(t *testing.T) {
 	tr := newTrio(t, 300*time.Millisecond)
+	// The default keeps 1 in 100 decisions (every one costs a row); this test keeps every one.
+	if res := tr.root.Do("PUT", "/api/admin/settings", map[string]any{"routing_decision_sample": 1}); res.Status != http.StatusOK {
+		t.Fatalf("settings: %d %s", res.Status, res.Body)
+	}
 	tr.warm(tr.key)
 	a := tr.do("/v1/chat/completions", tr.key, chatBody(rsModel, false), "X-Tollgate-Route", "strategy=balanced")
 	a.mustOK(t)
