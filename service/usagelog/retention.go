@@ -26,8 +26,8 @@ type Retention struct {
 	cache cache.Cache
 	days  func() int
 	// Chunk is the most ids one DELETE covers (default 5000); FirstChunk the ids of the first (default 200);
-	// Budget the time one chunk's statements should take (default 250 ms); Pause the rest between chunks (default
-	// 100 ms); Every how often the job runs (default 1 h, first run a minute after Start); Clock the time (tests).
+	// Budget the time one chunk's statements should take (default 250 ms); Pause the least rest between chunks
+	// (default 100 ms; see restAfter for more); Every how often the job runs (default 1 h, first run a minute after Start); Clock the time (tests).
 	Chunk      int
 	FirstChunk int
 	Budget     time.Duration
@@ -53,6 +53,18 @@ func nextChunk(size int, took, budget time.Duration, most int) int {
 		size = size * 3 / 2
 	}
 	return min(most, max(minChunk, size))
+}
+
+// restAfter is the pause after a chunk whose statements took took: at least Pause and at least took (the job keeps
+// the database busy half the time at most), and 4× took after a chunk over the budget, so that a server falling
+// behind on flushing (a statement stalled on the redo log or the buffer pool) gets time to catch up before the next
+// DELETE instead of queueing it behind the flush. Deleting at the rate the server absorbs keeps statements short.
+func restAfter(took, budget, pause time.Duration) time.Duration {
+	rest := max(pause, took)
+	if budget > 0 && took > budget {
+		rest = max(rest, 4*took)
+	}
+	return rest
 }
 
 // PurgeResult is what one retention run did.
@@ -164,12 +176,12 @@ func (r *Retention) Purge(ctx context.Context, cutoff time.Time) (PurgeResult, e
 		from = next
 		// Renew the lease each chunk: a long run keeps it, a crashed one lets another node take over.
 		_ = r.cache.Set(ctx, retentionLockKey, []byte("1"), lease)
-		if r.Pause > 0 {
+		if rest := restAfter(took, r.Budget, r.Pause); rest > 0 {
 			select {
 			case <-ctx.Done():
 				res.Elapsed = time.Since(start)
 				return res, ctx.Err()
-			case <-time.After(r.Pause):
+			case <-time.After(rest):
 			}
 		}
 	}

@@ -29,3 +29,18 @@ func TestNextChunk_FollowsTheStatementTime(t *testing.T) {
 		}
 	}
 }
+
+func TestRestAfter_DeletesNoFasterThanTheServerAbsorbs(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct{ took, pause, want time.Duration }{
+		{10 * ms, 100 * ms, 100 * ms},   // a quick chunk: the set pause
+		{200 * ms, 100 * ms, 200 * ms},  // within the budget: as long as it took (busy half the time at most)
+		{250 * ms, 100 * ms, 250 * ms},  // exactly the budget: still half the time
+		{600 * ms, 100 * ms, 2400 * ms}, // over the budget: 4× as long, to let the server flush
+		{10 * ms, 0, 10 * ms},           // no pause set: still never busier than half the time
+	} {
+		if got := restAfter(c.took, 250*ms, c.pause); got != c.want {
+			t.Errorf("restAfter(%s, 250ms, %s) = %s, want %s", c.took, c.pause, got, c.want)
+		}
+	}
+}
