@@ -9,7 +9,7 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 # Every Go package of ours; web/node_modules holds stray Go files from npm packages that must not be vetted.
 PKGS = $$($(GO) list ./... | grep -v /node_modules/)
 
-.PHONY: run build web web-deps test test-go test-go-sqlite test-go-mysql test-web test-e2e test-clients lint bench dev clean
+.PHONY: run build web web-deps test test-go test-go-sqlite test-go-mysql test-go-memory test-web test-e2e test-clients lint bench dev clean
 
 ## run: build the console and the binary, then serve on :3000 (SQLite + in-process cache under ./data)
 run: build
@@ -38,7 +38,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v /node_modules/)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-test-go: test-go-sqlite test-go-mysql
+test-go: test-go-sqlite test-go-mysql test-go-memory
 
 test-go-sqlite:
 	@echo "== Go tests: SQLite + in-process cache =="
@@ -55,6 +55,12 @@ test-go-mysql:
 		echo "!! The MariaDB + Redis test pass did NOT run.                                  !!"; \
 		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
 	fi
+
+## test-go-memory: the tests that measure the process's RSS (names holding "RSS"), without -race, whose shadow
+## memory makes RSS meaningless (the passes above skip them)
+test-go-memory:
+	@echo "== Go tests: memory (RSS) without the race detector =="
+	$(GO) test -count=1 -timeout 15m -run RSS ./app/ ./relay/
 
 test-web: web-deps
 	cd web && npm run typecheck && npm run lint && npm test

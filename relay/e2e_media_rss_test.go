@@ -5,42 +5,18 @@ package relay_test
 // parsing and discarding it — so the peak RSS while it runs bounds what the gateway holds.
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"io"
 	"net/http"
-	"os"
-	"runtime"
-	"runtime/debug"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// rssKB reads VmRSS or VmHWM (the peak since the last reset) of this process, in KiB.
-func rssKB(t *testing.T, field string) int64 {
-	t.Helper()
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		t.Skip("no /proc/self/status on this system")
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			n, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
-			return n
-		}
-	}
-	t.Fatalf("%s not in /proc/self/status", field)
-	return 0
-}
+	"tollgate/app/apptest"
+)
 
 // patternReader yields n deterministic bytes without holding them.
 type patternReader struct{ off, n int64 }
@@ -59,9 +35,7 @@ func (p *patternReader) Read(b []byte) (int, error) {
 
 // Not parallel: it measures the process, so it runs while no other test of the package does.
 func TestMedia_100MBUploadRaisesRSSByLessThan10MB(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("streams 100 MB; RSS means nothing under the race detector")
-	}
+	apptest.SkipUnlessMemoryPass(t)
 	m := newMediaWorld(t)
 	if r := m.root.Do("PUT", "/api/admin/settings", map[string]any{"uploads": map[string]any{"image_mb": 50, "audio_mb": 200}}); r.Status != http.StatusOK {
 		t.Fatalf("settings: %d %s", r.Status, r.Body)
@@ -89,29 +63,7 @@ func TestMedia_100MBUploadRaisesRSSByLessThan10MB(t *testing.T) {
 	// A warm-up upload so the first request's one-time costs (connections, code paths) are not counted.
 	m.multipart("/v1/audio/transcriptions", newReqID("warm"), map[string]string{"model": "whisper-1"}, "file", "a.wav", wavFile(1))
 
-	runtime.GC()
-	debug.FreeOSMemory()
-	base := rssKB(t, "VmRSS")
-	resetPeak := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil // VmHWM := VmRSS
-	var peak atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tk := time.NewTicker(2 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			if v := rssKB(t, "VmRSS"); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-tk.C:
-			}
-		}
-	}()
+	base, rise := apptest.RSSRise(t)
 
 	body := io.MultiReader(strings.NewReader(head), bytes.NewReader(hdr.Bytes()), &patternReader{n: size}, strings.NewReader(tail))
 	req, _ := http.NewRequest("POST", m.node.URL+"/v1/audio/transcriptions", body)
@@ -128,19 +80,13 @@ func TestMedia_100MBUploadRaisesRSSByLessThan10MB(t *testing.T) {
 	answer, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	took := time.Since(began)
-	close(stop)
-	wg.Wait()
+	grew := rise()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("upload: %d %s", resp.StatusCode, answer)
 	}
-	top := peak.Load()
-	if resetPeak {
-		top = max(top, rssKB(t, "VmHWM"))
-	}
-	rise := top - base
-	t.Logf("100 MB upload in %v: RSS %d KiB before, peak %d KiB (+%.1f MB; peak from VmHWM: %v)", took.Round(time.Millisecond), base, top, float64(rise)/1024, resetPeak)
-	if rise > 10*1024 {
-		t.Fatalf("RSS rose by %.1f MB during a 100 MB upload, want ≤ 10 MB", float64(rise)/1024)
+	t.Logf("100 MB upload in %v: RSS %d KiB before, +%.1f MB at the peak", took.Round(time.Millisecond), base, float64(grew)/1024)
+	if grew > 10*1024 {
+		t.Fatalf("RSS rose by %.1f MB during a 100 MB upload, want ≤ 10 MB", float64(grew)/1024)
 	}
 	last, _ := m.up.Last()
 	f, _ := last.Part("file")

@@ -1,0 +1,6 @@
+//go:build !race
+
+package apptest
+
+// RaceEnabled: this binary runs under the race detector.
+const RaceEnabled = false
