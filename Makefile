@@ -90,4 +90,4 @@ seed-logs:
 
 ## measure-logs: log pages, 30-day stats and 30-day retention on LOGS_DSN (retention deletes: seed again after)
 measure-logs:
-	LOGS_DSN='$(LOGS_DSN)' $(GO) run ./bench/logs measure
+	LOGS_DSN='$(LOGS_DSN)' $(GO) run ./bench/logs measure $(MEASURE_FLAGS)

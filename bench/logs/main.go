@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -61,12 +62,13 @@ func main() {
 		fs := flag.NewFlagSet("measure", flag.ExitOnError)
 		skipRetention := fs.Bool("no-retention", false, "skip the (destructive) retention run")
 		chunk := fs.Int("chunk", 5000, "most ids per retention DELETE")
-		budget := fs.Duration("budget", 250*time.Millisecond, "time one retention chunk should take (0: fixed -chunk)")
+		budget := fs.Duration("budget", 100*time.Millisecond, "time one retention chunk should take (0: fixed -chunk)")
+		pages := fs.Bool("pages", true, "measure log pages, stats and reports before retention (false: retention only)")
 		limit := fs.Duration("retention-for", 0, "stop the retention run after this long (0: run to the end)")
 		days := fs.Int("retention-days", 30, "retention setting for the run: rows older than this many days go")
 		raw := fs.Bool("raw", false, "also time the admin per-model sum over raw rows (minutes at 10M rows)")
 		_ = fs.Parse(os.Args[2:])
-		err = measure(dsn, !*skipRetention, *chunk, *budget, *limit, *raw, *days)
+		err = measure(dsn, *pages, !*skipRetention, *chunk, *budget, *limit, *raw, *days)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -284,7 +286,7 @@ func p95(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
-func measure(dsn string, retention bool, chunk int, budget, limit time.Duration, raw bool, days int) error {
+func measure(dsn string, pages, retention bool, chunk int, budget, limit time.Duration, raw bool, days int) error {
 	st, err := model.OpenLogs(dsn)
 	if err != nil {
 		return err
@@ -296,6 +298,51 @@ func measure(dsn string, retention bool, chunk int, budget, limit time.Duration,
 	}
 	fmt.Printf("usage_logs rows: %d\n", total)
 	main := &model.Store{DB: st.DB, Kind: st.Kind}
+	if pages {
+		if err := measurePages(ctx, st, main, raw); err != nil {
+			return err
+		}
+	}
+	if !retention {
+		return nil
+	}
+	ret := usagelog.NewRetention(main, cache.NewMemory(), func() int { return days })
+	ret.Pause, ret.Chunk, ret.Budget = 20*time.Millisecond, chunk, budget
+	var took []time.Duration
+	ret.OnChunk = func(d time.Duration, _ int64) { took = append(took, d) }
+	rctx := ctx
+	if limit > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	var old int64 // ids grow with time: the rows before the first id newer than the cutoff
+	var edge struct{ ID int64 }
+	st.DB.Model(&model.UsageLog{}).Select("MIN(id) AS id").Where("created_at >= ?", time.Now().UTC().AddDate(0, 0, -days)).Scan(&edge)
+	st.DB.Model(&model.UsageLog{}).Where("id < ?", edge.ID).Count(&old)
+	res, err := ret.Run(rctx)
+	stopped := ""
+	if err != nil {
+		if rctx.Err() == nil {
+			return err
+		}
+		stopped = fmt.Sprintf(" (stopped after %s by -retention-for: %.0f%% of the %d rows older than %d days)", limit,
+			100*float64(res.Deleted)/float64(max(old, 1)), old, days)
+	}
+	fmt.Printf("retention %d days: deleted %d rows in %d chunks of %d–%d ids (budget %s), longest statement %s, total %s, %.0f rows/s%s\n",
+		days, res.Deleted, res.Chunks, res.MinChunk, res.MaxChunk, budget, ms(res.MaxStatement), res.Elapsed.Round(time.Second),
+		float64(res.Deleted)/res.Elapsed.Seconds(), stopped)
+	slices.Sort(took)
+	over := len(took) - sort.Search(len(took), func(i int) bool { return took[i] > time.Second })
+	if n := len(took); n > 0 {
+		fmt.Printf("  chunk statements: p50 %s, p99 %s, p99.9 %s, max %s; %d of %d over 1 s\n", ms(took[n/2]), ms(took[n*99/100]),
+			ms(took[n*999/1000]), ms(took[n-1]), over, n)
+	}
+	return nil
+}
+
+// measurePages times the user logs pages by cursor, the 30-day dashboard stats and the admin's business reports.
+func measurePages(ctx context.Context, st *model.Store, main *model.Store, raw bool) error {
 	r := usagelog.NewReader(main)
 	// The 20 busiest users, each with the model they use most: the deepest pages there are.
 	var pairs []struct {
@@ -370,32 +417,5 @@ func measure(dsn string, retention bool, chunk int, budget, limit time.Duration,
 	if raw {
 		fmt.Printf("  (the admin per-model sum over raw rows instead: %s)\n", ms(time.Since(t0)))
 	}
-	if !retention {
-		return nil
-	}
-	ret := usagelog.NewRetention(main, cache.NewMemory(), func() int { return days })
-	ret.Pause, ret.Chunk, ret.Budget = 20*time.Millisecond, chunk, budget
-	rctx := ctx
-	if limit > 0 {
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithTimeout(ctx, limit)
-		defer cancel()
-	}
-	var old int64 // ids grow with time: the rows before the first id newer than the cutoff
-	var edge struct{ ID int64 }
-	st.DB.Model(&model.UsageLog{}).Select("MIN(id) AS id").Where("created_at >= ?", time.Now().UTC().AddDate(0, 0, -days)).Scan(&edge)
-	st.DB.Model(&model.UsageLog{}).Where("id < ?", edge.ID).Count(&old)
-	res, err := ret.Run(rctx)
-	stopped := ""
-	if err != nil {
-		if rctx.Err() == nil {
-			return err
-		}
-		stopped = fmt.Sprintf(" (stopped after %s by -retention-for: %.0f%% of the %d rows older than %d days)", limit,
-			100*float64(res.Deleted)/float64(max(old, 1)), old, days)
-	}
-	fmt.Printf("retention %d days: deleted %d rows in %d chunks of %d–%d ids (budget %s), longest statement %s, total %s, %.0f rows/s%s\n",
-		days, res.Deleted, res.Chunks, res.MinChunk, res.MaxChunk, budget, ms(res.MaxStatement), res.Elapsed.Round(time.Second),
-		float64(res.Deleted)/res.Elapsed.Seconds(), stopped)
 	return nil
 }
