@@ -30,7 +30,7 @@ func OpenLogs(dsn string) (*Store, error) {
 	sqlDB.SetMaxOpenConns(32)
 	sqlDB.SetMaxIdleConns(16)
 	sqlDB.SetConnMaxLifetime(30 * time.Minute)
-	return &Store{DB: db, Kind: "mysql"}, nil
+	return &Store{DB: db, Kind: "mysql", stmts: newStmtCache(db)}, nil
 }
 
 // AttachLogs makes l the home of usage logs and their daily sums: every log read and write of s goes there,

@@ -273,7 +273,7 @@ func (s *Store) insertLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) (i
 			args = logValues(&logs[i], args)
 		}
 		q := verb + " usage_logs (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
-		res, err := db.ExecContext(ctx, q, args...)
+		res, err := s.stmts.exec(ctx, db, q, args...)
 		if err != nil {
 			return n, err
 		}
