@@ -5,6 +5,7 @@
 // throttled to 150 ms RTT and 1.6 Mbps (CDP Network.emulateNetworkConditions), caches off.
 //
 //   node scripts/weight.mjs            # prints a table and the JSON figures
+//   WEIGHT_FILES=1 node scripts/weight.mjs   # and every file of both loads, largest first
 //
 // Root makes one call through a fake upstream first, so the dashboard has usage to chart.
 import { apiAs, eventually, openBrowser, ROOT_PASSWORD, startTollgate } from '../e2e/harness.mjs';
@@ -41,6 +42,8 @@ async function recorder(context, page) {
   return {
     cdp,
     reset: () => reqs.clear(),
+    /** Every response, largest transfer first (WEIGHT_FILES=1 prints them). */
+    files: () => [...reqs.values()].filter((r) => !r.url.startsWith('data:')).sort((a, b) => b.transferred - a.transferred),
     summary() {
       const rows = [...reqs.values()].filter((r) => !r.url.startsWith('data:'));
       const sum = (f, pick = () => true) => rows.filter(pick).reduce((n, r) => n + f(r), 0);
@@ -97,16 +100,21 @@ async function main() {
     await page.goto(`${tollgate.url}/login`, { waitUntil: 'networkidle' });
     await page.locator('#login_username').waitFor();
     const signin = rec.summary();
+    const signinFiles = rec.files();
 
     // 2. Sign in, then the dashboard loaded cold (caches off: what a first visit after sign-in costs).
     await page.locator('#login_username').fill('root');
     await page.locator('#login_password').fill(ROOT_PASSWORD);
     await page.locator('form[id="login"] button[type="submit"]').click();
     await page.waitForURL(/\/console/);
+    // Let the client-side visit finish, so none of its late responses land in the cold load's figures.
+    await page.locator('canvas').first().waitFor();
+    await page.waitForLoadState('networkidle');
     rec.reset();
     await page.goto(`${tollgate.url}/console`, { waitUntil: 'networkidle' });
     await page.locator('canvas').first().waitFor();
     const dashboard = rec.summary();
+    const dashboardFiles = rec.files();
 
     // 3. Time to the first chart, throttled: from navigation until a chart canvas is on the page.
     await rec.cdp.send('Network.emulateNetworkConditions', THROTTLE);
@@ -123,6 +131,12 @@ async function main() {
     console.log('|---|---|---|---|---|---|---|');
     for (const [name, s] of [['sign-in', signin], ['dashboard (signed in)', dashboard]]) {
       console.log(`| ${name} | ${s.files} (${s.js_files}) | ${kb(s.transferred)} | ${kb(s.js_transferred)} | ${kb(s.uncompressed)} | ${kb(s.js_uncompressed)} | ${s.encodings.join(', ')} |`);
+    }
+    if (process.env.WEIGHT_FILES) {
+      for (const [name, files] of [['sign-in', signinFiles], ['dashboard (signed in)', dashboardFiles]]) {
+        console.log(`\n${name}: file, transferred, uncompressed, encoding`);
+        for (const f of files) console.log(`  ${new URL(f.url).pathname}  ${kb(f.transferred)}  ${kb(f.decoded)}  ${f.encoding || 'identity'}`);
+      }
     }
     console.log(`first chart, throttled (150 ms RTT, 1.6 Mbps): ${(firstChartMs / 1000).toFixed(2)} s`);
     console.log(JSON.stringify(out));

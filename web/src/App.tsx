@@ -1,12 +1,11 @@
 import { focusManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { App as AntdApp, ConfigProvider, theme } from 'antd';
-import enUS from 'antd/locale/en_US';
-import zhCN from 'antd/locale/zh_CN';
+import { ConfigProvider, theme } from 'antd';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
 import { SessionProvider } from './auth/SessionProvider';
+import { antdLocale } from './i18n';
 import { createRouter } from './router';
 import { ThemeModeProvider, useThemeMode } from './theme/ThemeMode';
 
@@ -49,13 +48,13 @@ function ThemedApp({ children }: { children: ReactNode }) {
   }, [mode]);
   return (
     <ConfigProvider
-      locale={i18n.language === 'zh-CN' ? zhCN : enUS}
+      locale={antdLocale(i18n.language)}
       theme={{
         algorithm: mode === 'dark' ? theme.darkAlgorithm : theme.defaultAlgorithm,
         token: mode === 'dark' ? DARK_CONTRAST : LIGHT_CONTRAST,
       }}
     >
-      <AntdApp>{children}</AntdApp>
+      {children}
     </ConfigProvider>
   );
 }

@@ -1,12 +1,7 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, useLocation } from 'react-router';
 import { FullPageSpin, RedirectIfSignedIn, RequireAdmin, RequireAuth } from './auth/guards';
-import { NotFoundPage } from './pages/NotFoundPage';
-import { LoginPage } from './pages/auth/LoginPage';
-import { RegisterPage } from './pages/auth/RegisterPage';
-import { ForgotPasswordPage } from './pages/auth/ForgotPasswordPage';
-import { ResetPasswordPage } from './pages/auth/ResetPasswordPage';
-import { VerifyEmailPage } from './pages/auth/VerifyEmailPage';
+import { loadAdminCatalogue } from './i18n';
 
 function page(load: () => Promise<{ default: ComponentType }>): ReactNode {
   const Page = lazy(load);
@@ -17,12 +12,34 @@ function page(load: () => Promise<{ default: ComponentType }>): ReactNode {
   );
 }
 
+/** A page module that exports a named component rather than a default one. */
+function named<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) {
+  return () => load().then((m) => ({ default: m[name] }));
+}
+
+/** A public page that shows messages (`App.useApp()`): it loads antd's App with itself (see Feedback). */
+function withFeedback(load: () => Promise<{ default: ComponentType }>) {
+  return () =>
+    Promise.all([load(), import('./components/Feedback')]).then(([{ default: Page }, { Feedback }]) => ({
+      default: () => (
+        <Feedback>
+          <Page />
+        </Feedback>
+      ),
+    }));
+}
+
+// Every page loads on demand, the sign-in pages too: the entry holds only the providers and the route table,
+// so a signed-in visit does not download the sign-in forms and the sign-in page none of the console.
+const notFound = page(named(() => import('./pages/NotFoundPage'), 'NotFoundPage'));
+
 // The console's frame (menu, header) and everything behind sign-in load on demand: the sign-in page does not
 // download them.
 const AppLayout = lazy(() => import('./components/AppLayout').then((m) => ({ default: m.AppLayout })));
 
+/** An admin page: its module and the admin pages' text (a catalogue chunk of its own) load together. */
 function admin(load: () => Promise<{ default: ComponentType }>): ReactNode {
-  return <RequireAdmin>{page(load)}</RequireAdmin>;
+  return <RequireAdmin>{page(() => Promise.all([load(), loadAdminCatalogue()]).then(([m]) => m))}</RequireAdmin>;
 }
 
 /** Sends /wallet/return?… (the URL payment providers return to) to the console page, keeping the query. */
@@ -38,7 +55,7 @@ export const routes = [
     path: '/login',
     element: (
       <RedirectIfSignedIn>
-        <LoginPage />
+        {page(named(() => import('./pages/auth/LoginPage'), 'LoginPage'))}
       </RedirectIfSignedIn>
     ),
   },
@@ -46,14 +63,14 @@ export const routes = [
     path: '/register',
     element: (
       <RedirectIfSignedIn>
-        <RegisterPage />
+        {page(withFeedback(named(() => import('./pages/auth/RegisterPage'), 'RegisterPage')))}
       </RedirectIfSignedIn>
     ),
   },
   // E-mail flows of sign-in: the reset page is what the reset e-mail links to.
-  { path: '/verify-email', element: <VerifyEmailPage /> },
-  { path: '/forgot-password', element: <ForgotPasswordPage /> },
-  { path: '/reset-password', element: <ResetPasswordPage /> },
+  { path: '/verify-email', element: page(withFeedback(named(() => import('./pages/auth/VerifyEmailPage'), 'VerifyEmailPage'))) },
+  { path: '/forgot-password', element: page(withFeedback(named(() => import('./pages/auth/ForgotPasswordPage'), 'ForgotPasswordPage'))) },
+  { path: '/reset-password', element: page(withFeedback(named(() => import('./pages/auth/ResetPasswordPage'), 'ResetPasswordPage'))) },
   { path: '/wallet/return', element: <WalletReturnRedirect /> },
   {
     path: '/console',
@@ -90,10 +107,10 @@ export const routes = [
       { path: 'admin/payment', element: admin(() => import('./pages/admin/payment/PaymentSettingsPage')) },
       { path: 'admin/settings', element: admin(() => import('./pages/admin/settings/SettingsPage')) },
       { path: 'admin/audit', element: admin(() => import('./pages/admin/audit/AuditPage')) },
-      { path: '*', element: <NotFoundPage /> },
+      { path: '*', element: notFound },
     ],
   },
-  { path: '*', element: <NotFoundPage /> },
+  { path: '*', element: notFound },
 ];
 
 export function createRouter() {

@@ -1,6 +1,5 @@
-import { Result, Spin } from 'antd';
-import type { ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { Spin } from 'antd';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { useSession } from './SessionProvider';
 
@@ -15,12 +14,20 @@ export function RequireAuth({ children }: { children: ReactNode }) {
   return children;
 }
 
+// antd's Result (with its large illustrations) loads only when someone meets the page.
+const ForbiddenPage = lazy(() => import('../pages/ForbiddenPage').then((m) => ({ default: m.ForbiddenPage })));
+
 /** Renders children only for admin and root; the API refuses the calls for anyone else anyway. */
 export function RequireAdmin({ children }: { children: ReactNode }) {
   const { user, isAdmin } = useSession();
-  const { t } = useTranslation();
   if (!user) return <FullPageSpin />;
-  if (!isAdmin) return <Result status="403" title={t('errors.forbiddenTitle')} subTitle={t('errors.forbidden')} />;
+  if (!isAdmin) {
+    return (
+      <Suspense fallback={<FullPageSpin />}>
+        <ForbiddenPage />
+      </Suspense>
+    );
+  }
   return children;
 }
 

@@ -38,6 +38,7 @@ import { LanguageSwitch } from './LanguageSwitch';
 import { ThemeToggle } from './ThemeToggle';
 import { useFormat } from '../lib/useFormat';
 import { useTableA11yPatches } from './a11yPatches';
+import { Feedback } from './Feedback';
 
 const { Header, Sider, Content } = Layout;
 
@@ -107,85 +108,87 @@ export function AppLayout() {
   }, [siteName]);
 
   return (
-    <Layout style={{ minHeight: '100vh' }}>
-      {isMobile && !siderCollapsed ? (
-        <div
-          aria-hidden
-          onClick={() => setCollapsed(true)}
-          style={{ position: 'fixed', inset: 0, background: token.colorBgMask, zIndex: 15 }}
-        />
-      ) : null}
-      <Sider
-        collapsible
-        collapsed={siderCollapsed}
-        onCollapse={setCollapsed}
-        collapsedWidth={isMobile ? 0 : 64}
-        trigger={null}
-        width={220}
-        theme="light"
-        style={{
-          borderRight: siderCollapsed && isMobile ? 'none' : `1px solid ${token.colorBorderSecondary}`,
-          ...(isMobile ? { position: 'fixed', height: '100vh', zIndex: 20, left: 0, top: 0 } : {}),
-        }}
-      >
-        <Flex align="center" justify="center" style={{ height: 56 }}>
-          <Typography.Text strong style={{ fontSize: 18, whiteSpace: 'nowrap' }}>
-            {siderCollapsed ? siteName.slice(0, 1) : siteName}
-          </Typography.Text>
-        </Flex>
-        <nav aria-label={t('header.navigation')}>
-          <Menu
-            mode="inline"
-            selectedKeys={[selected]}
-            items={items}
-            style={{ borderInlineEnd: 0 }}
-            onClick={({ key }) => {
-              navigate(key);
-              if (isMobile) setCollapsed(true);
-            }}
+    <Feedback>
+      <Layout style={{ minHeight: '100vh' }}>
+        {isMobile && !siderCollapsed ? (
+          <div
+            aria-hidden
+            onClick={() => setCollapsed(true)}
+            style={{ position: 'fixed', inset: 0, background: token.colorBgMask, zIndex: 15 }}
           />
-        </nav>
-      </Sider>
-      <Layout>
-        <Header
+        ) : null}
+        <Sider
+          collapsible
+          collapsed={siderCollapsed}
+          onCollapse={setCollapsed}
+          collapsedWidth={isMobile ? 0 : 64}
+          trigger={null}
+          width={220}
+          theme="light"
           style={{
-            padding: '0 16px',
-            background: token.colorBgContainer,
-            borderBottom: `1px solid ${token.colorBorderSecondary}`,
-            display: 'flex',
-            alignItems: 'center',
-            justifyContent: 'space-between',
-            position: 'sticky',
-            top: 0,
-            zIndex: 10,
+            borderRight: siderCollapsed && isMobile ? 'none' : `1px solid ${token.colorBorderSecondary}`,
+            ...(isMobile ? { position: 'fixed', height: '100vh', zIndex: 20, left: 0, top: 0 } : {}),
           }}
         >
-          <Button
-            type="text"
-            aria-label={t('header.toggleMenu')}
-            icon={siderCollapsed ? <MenuUnfoldOutlined /> : <MenuFoldOutlined />}
-            onClick={() => setCollapsed(!siderCollapsed)}
-          />
-          <Flex align="center" gap={4}>
-            <Typography.Text data-testid="header-balance" aria-label={t('dashboard.balance')} style={{ marginInlineEnd: 8, whiteSpace: 'nowrap' }}>
-              <WalletOutlined aria-hidden /> {fmt.money(user?.quota)}
+          <Flex align="center" justify="center" style={{ height: 56 }}>
+            <Typography.Text strong style={{ fontSize: 18, whiteSpace: 'nowrap' }}>
+              {siderCollapsed ? siteName.slice(0, 1) : siteName}
             </Typography.Text>
-            <LanguageSwitch />
-            <ThemeToggle />
-            <Dropdown menu={{ items: userMenu, onClick: onUserMenu }} trigger={['click']}>
-              <Button type="text" icon={<UserOutlined />} data-testid="user-menu">
-                {isMobile ? null : user?.username}
-              </Button>
-            </Dropdown>
           </Flex>
-        </Header>
-        <Content style={{ padding: isMobile ? 12 : 24, minWidth: 0 }}>
-          {status.data?.notice ? (
-            <Alert type="info" showIcon title={status.data.notice} style={{ marginBottom: 16 }} closable />
-          ) : null}
-          <Outlet />
-        </Content>
+          <nav aria-label={t('header.navigation')}>
+            <Menu
+              mode="inline"
+              selectedKeys={[selected]}
+              items={items}
+              style={{ borderInlineEnd: 0 }}
+              onClick={({ key }) => {
+                navigate(key);
+                if (isMobile) setCollapsed(true);
+              }}
+            />
+          </nav>
+        </Sider>
+        <Layout>
+          <Header
+            style={{
+              padding: '0 16px',
+              background: token.colorBgContainer,
+              borderBottom: `1px solid ${token.colorBorderSecondary}`,
+              display: 'flex',
+              alignItems: 'center',
+              justifyContent: 'space-between',
+              position: 'sticky',
+              top: 0,
+              zIndex: 10,
+            }}
+          >
+            <Button
+              type="text"
+              aria-label={t('header.toggleMenu')}
+              icon={siderCollapsed ? <MenuUnfoldOutlined /> : <MenuFoldOutlined />}
+              onClick={() => setCollapsed(!siderCollapsed)}
+            />
+            <Flex align="center" gap={4}>
+              <Typography.Text data-testid="header-balance" aria-label={t('dashboard.balance')} style={{ marginInlineEnd: 8, whiteSpace: 'nowrap' }}>
+                <WalletOutlined aria-hidden /> {fmt.money(user?.quota)}
+              </Typography.Text>
+              <LanguageSwitch />
+              <ThemeToggle />
+              <Dropdown menu={{ items: userMenu, onClick: onUserMenu }} trigger={['click']}>
+                <Button type="text" icon={<UserOutlined />} data-testid="user-menu">
+                  {isMobile ? null : user?.username}
+                </Button>
+              </Dropdown>
+            </Flex>
+          </Header>
+          <Content style={{ padding: isMobile ? 12 : 24, minWidth: 0 }}>
+            {status.data?.notice ? (
+              <Alert type="info" showIcon title={status.data.notice} style={{ marginBottom: 16 }} closable />
+            ) : null}
+            <Outlet />
+          </Content>
+        </Layout>
       </Layout>
-    </Layout>
+    </Feedback>
   );
 }

@@ -2,11 +2,17 @@ import { act, render, screen } from '@testing-library/react';
 import { useTranslation } from 'react-i18next';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import i18n, { changeLanguage, detectLanguage, LANGUAGE_STORAGE_KEY } from './index';
-import en from './en';
-import zhCN from './zh-CN';
+import enBase from './en';
+import enAdmin from './en-admin';
+import zhCNBase from './zh-CN';
+import zhCNAdmin from './zh-CN-admin';
 import { LanguageSwitch } from '../components/LanguageSwitch';
 
 type Tree = { [key: string]: string | Tree };
+
+// The admin pages' text is its own chunk; together with the rest it is the whole catalogue.
+const en = { ...enBase, ...enAdmin };
+const zhCN = { ...zhCNBase, ...zhCNAdmin };
 
 function flatten(tree: Tree, prefix = ''): string[] {
   return Object.entries(tree).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : flatten(v, `${prefix}${k}.`)));

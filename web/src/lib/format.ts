@@ -1,4 +1,5 @@
 import dayjs from 'dayjs';
+import './dayjsLocale';
 
 /** Locale-aware integer formatting (tokens, requests). */
 export function formatNumber(value: number | null | undefined, locale: string): string {

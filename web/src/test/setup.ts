@@ -1,6 +1,7 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+import { loadAdminCatalogue, loadLanguage } from '../i18n';
 
 configure({ asyncUtilTimeout: 10_000 });
 
@@ -32,3 +33,8 @@ afterEach(() => {
   cleanup();
   localStorage.clear();
 });
+
+// Both catalogues (and the admin pages' part) in before any test: tests switch languages with
+// i18n.changeLanguage directly and render admin pages without the router that loads their text.
+await loadAdminCatalogue();
+await Promise.all([loadLanguage('en'), loadLanguage('zh-CN')]);
