@@ -8,14 +8,17 @@ export class ApiError extends Error {
   readonly field?: string;
   /** With `totp_required` after a right password: the ticket `POST /api/auth/login/totp` completes. */
   readonly ticket?: string;
+  /** The server's own text when it is not what `message` shows (raw upstream JSON, or replaced by the catalogue). */
+  readonly detail?: string;
 
-  constructor(status: number, code: string, message: string, field?: string, ticket?: string) {
+  constructor(status: number, code: string, message: string, field?: string, ticket?: string, detail?: string) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.field = field;
     this.ticket = ticket;
+    this.detail = detail;
   }
 }
 
@@ -207,12 +210,15 @@ export class ApiClient {
     const body = data as { error?: { code?: string; message?: string; field?: string }; ticket?: string } | undefined;
     const error = body?.error;
     const code = error?.code ?? `http_${res.status}`;
+    const shown = apiErrorText(code, error?.message, (key) => (this.hasText(key) ? this.translate(key) : key), this.translate('errors.http', { status: res.status }));
+    const raw = (error?.message ?? (data === undefined ? text : '')).trim();
     throw new ApiError(
       res.status,
       code,
-      apiErrorText(code, error?.message, (key) => (this.hasText(key) ? this.translate(key) : key), this.translate('errors.http', { status: res.status })),
+      shown,
       error?.field,
       typeof body?.ticket === 'string' ? body.ticket : undefined,
+      raw && raw !== shown ? raw : undefined,
     );
   }
 }

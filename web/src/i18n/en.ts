@@ -100,6 +100,8 @@ const en = {
     token_not_found: 'API key not found.',
   },
   errors: {
+    details: 'Details',
+    upstream: 'The upstream service returned an error.',
     network: 'Cannot reach the server. Check your connection and try again.',
     http: 'The server answered with status {{status}}.',
     unknown: 'Something went wrong.',

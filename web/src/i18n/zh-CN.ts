@@ -99,6 +99,8 @@ const zhCN = {
     token_not_found: 'API 密钥不存在。',
   },
   errors: {
+    details: '详情',
+    upstream: '上游服务返回了错误。',
     network: '无法连接服务器，请检查网络后重试。',
     http: '服务器返回状态码 {{status}}。',
     unknown: '出现了问题。',

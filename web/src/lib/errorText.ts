@@ -31,8 +31,10 @@ function pick(v: unknown, depth: number): string | undefined {
 
 /**
  * The message of a console API error: the catalogue's `apiErrors.<code>` when the console has its own text for
- * the code (so the UI's language wins, whatever language the server answered in), else the server's message
- * made readable (never raw upstream JSON), else the fallback.
+ * the code (so the UI's language wins, whatever language the server answered in), else the server's own
+ * (localized) sentence, else the fallback. A server message that is an upstream body (JSON) is not the
+ * gateway's sentence: it gives `errors.upstream`, and the body goes behind the "Details" disclosure
+ * (`ApiError.detail`, `ErrorDetails`).
  */
 export function apiErrorText(
   code: string,
@@ -43,5 +45,10 @@ export function apiErrorText(
   const key = `apiErrors.${code}`;
   const mapped = translate(key);
   if (mapped && mapped !== key) return mapped;
-  return readableMessage(serverMessage) ?? fallback;
+  const text = (serverMessage ?? '').trim();
+  if (text.startsWith('{') || text.startsWith('[')) {
+    const upstream = translate('errors.upstream');
+    return upstream && upstream !== 'errors.upstream' ? upstream : fallback;
+  }
+  return text || fallback;
 }

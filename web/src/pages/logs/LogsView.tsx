@@ -1,5 +1,5 @@
 import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
-import { App, Button, DatePicker, Flex, Grid, Input, InputNumber, Select, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { Button, DatePicker, Flex, Grid, Input, InputNumber, Select, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -9,7 +9,7 @@ import type { LogFilter, LogKind, UsageLog } from '../../api/types';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryError } from '../../components/QueryError';
 import { downloadFile } from '../../lib/download';
-import { errorMessage } from '../../lib/errors';
+import { useShowError } from '../../components/ErrorDetails';
 import { formatTime } from '../../lib/format';
 import { useFormat } from '../../lib/useFormat';
 import { LogDetailDrawer } from './LogDetailDrawer';
@@ -31,7 +31,7 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
   const [kind, setKind] = useState<LogKind>('usage');
   const [selected, setSelected] = useState<UsageLog | null>(null);
   const [exporting, setExporting] = useState(false);
-  const { message } = App.useApp();
+  const showError = useShowError();
   const tokens = useAllTokens();
 
   const filter = useMemo<LogFilter>(
@@ -56,7 +56,7 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
     try {
       await downloadFile(logExportPath(admin), { ...filter }, 'tollgate-logs.csv');
     } catch (err) {
-      void message.error(errorMessage(err, t));
+      showError(err);
     } finally {
       setExporting(false);
     }

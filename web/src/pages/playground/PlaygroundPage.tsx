@@ -2,6 +2,7 @@ import { CopyOutlined, PictureOutlined, SendOutlined, StopOutlined } from '@ant-
 import { App, Button, Card, Col, Empty, Flex, Form, Input, InputNumber, Row, Select, Space, Tag, Typography, Upload } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ErrorDetails } from '../../components/ErrorDetails';
 import { useBaseUrl, useKeyModels } from '../../api/relay';
 import { useAllTokens, useRevealToken } from '../../api/tokens';
 import { PageHeader } from '../../components/PageHeader';
@@ -163,7 +164,12 @@ export default function PlaygroundPage() {
                       {turn.content}
                     </Typography.Paragraph>
                     {turn.images?.length ? <Typography.Text type="secondary">{turn.images.map((img) => img.name).join(', ')}</Typography.Text> : null}
-                    {answer?.error ? <Typography.Paragraph type="danger">{answer.error}</Typography.Paragraph> : null}
+                    {answer?.error ? (
+                      <Typography.Paragraph type="danger">
+                        {answer.error}
+                        <ErrorDetails detail={answer.errorDetail} />
+                      </Typography.Paragraph>
+                    ) : null}
                     {answer ? (
                       <Flex gap={8} align="center" wrap>
                         <AnswerStats answer={answer} index={i} />

@@ -10,6 +10,8 @@ import { chatBody, parseChatEvent, SSEReader, type ChatParams, type ChatTurn, ty
 export interface Answer {
   text: string;
   error?: string;
+  /** The raw error body when `error` is the message taken out of it (shown behind "Details"). */
+  errorDetail?: string;
   requestId?: string;
   /** Usage the stream reported (shown until the log row arrives). */
   usage?: StreamUsage;
@@ -73,7 +75,7 @@ export function useChat() {
         } catch {
           // not JSON: the text as it came
         }
-        patch(index, { error: message || String(res.status) });
+        patch(index, { error: message || String(res.status), errorDetail: message !== err ? err : undefined });
       } else {
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         const sse = new SSEReader();

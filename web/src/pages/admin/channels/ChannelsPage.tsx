@@ -18,7 +18,7 @@ import { ChannelFormDrawer } from './ChannelFormDrawer';
 import { ChannelHealthDrawer } from './ChannelHealthDrawer';
 import { ChannelTestModal } from './ChannelTestModal';
 import { InlineNumber } from './InlineNumber';
-import { readableMessage } from '../../../lib/errorText';
+import { useShowError } from '../../../components/ErrorDetails';
 import { CHANNEL_TYPES } from './channelForm';
 import { FleetHourCell } from './FleetSection';
 import { ChannelMetrics, HealthCell } from './HealthTag';
@@ -29,6 +29,7 @@ export default function ChannelsPage() {
   const { t } = useTranslation();
   const fmt = useFormat();
   const { message } = App.useApp();
+  const showError = useShowError();
   const [query, setQuery] = useState<ChannelQuery>({ page: 1, size: 20 });
   const channels = useChannels(query);
   const update = useUpdateChannel();
@@ -62,11 +63,14 @@ export default function ChannelsPage() {
         onSuccess: (res) =>
           res.ok
             ? message.success(t('channels.testPassed', { name: channel.name, latency: fmt.duration(res.latency_ms) }))
-            : message.error(t('channels.testFailedWith', { name: channel.name, error:
-                  readableMessage(res.error) ??
-                  (res.error_class ? t(`logs.errorClass.${res.error_class}`, { defaultValue: res.error_class }) : res.status),
+            : // The gateway's sentence (the error class in the UI's language); the upstream's text behind "Details".
+              showError({
+                message: t('channels.testFailedWith', {
+                  name: channel.name,
+                  error: res.error_class ? t(`logs.errorClass.${res.error_class}`, { defaultValue: res.error_class }) : res.status,
+                }),
+                detail: res.error || undefined,
               }),
-            ),
         onError: (err) => message.error(err.message),
         onSettled: () => setTestingId(null),
       },
