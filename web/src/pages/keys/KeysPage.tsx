@@ -1,5 +1,6 @@
 import { DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined } from '@ant-design/icons';
-import { App, Button, Input, Popconfirm, Space, Table, Tag, Tooltip, Typography, type TableProps } from 'antd';
+import { App, Button, Input, Popconfirm, Space, Tag, Tooltip, Typography, type TableProps } from 'antd';
+import { ResponsiveTable } from '../../components/ResponsiveTable';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useDeleteToken, useRevealToken, useTokens, useUpdateToken } from '../../api/tokens';
@@ -149,12 +150,12 @@ export default function KeysPage() {
       />
       {tokens.error ? <QueryError error={tokens.error} onRetry={() => void tokens.refetch()} /> : null}
       <QuickStart apiKey={shownKey} />
-      <Table<Token>
+      <ResponsiveTable<Token>
+        cardTitle={t('keys.title')}
         rowKey="id"
         columns={columns}
         dataSource={tokens.data?.items ?? []}
         loading={tokens.isFetching}
-        scroll={{ x: 'max-content' }}
         locale={{ emptyText: tokens.error ? t('common.loadFailed') : t('keys.empty') }}
         pagination={pagination(tokens.data?.total)}
       />

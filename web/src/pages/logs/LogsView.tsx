@@ -1,5 +1,6 @@
 import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
-import { Button, DatePicker, Flex, Grid, Input, InputNumber, Select, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { Button, DatePicker, Flex, Input, InputNumber, Select, Space, Tag, Tooltip, type TableProps } from 'antd';
+import { ResponsiveTable } from '../../components/ResponsiveTable';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -70,8 +71,6 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
           : t('logs.status_error')}
     </Tag>
   );
-  const screens = Grid.useBreakpoint();
-  const phone = screens.sm === false;
   const columns: TableProps<UsageLog>['columns'] = [
     { title: t('logs.time'), dataIndex: 'created_at', key: 'time', render: (v: string) => formatTime(v) },
     ...(admin
@@ -130,35 +129,29 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
     },
   ];
 
-  // Below ~600 px a row is one card-like cell with the facts that matter (time, model, cost, status), so
-  // nothing scrolls sideways; the drawer has the rest.
-  const phoneColumns: TableProps<UsageLog>['columns'] = [
-    {
-      title: t('logs.request'),
-      key: 'summary',
-      render: (_, log) => (
-        <Flex vertical gap={2} data-testid="log-card">
-          <Flex justify="space-between" gap={8}>
-            <span style={{ overflowWrap: 'anywhere' }}>
-              {log.is_test && <Tag color="purple">{t('logs.channelTest')}</Tag>}
-              {log.model}
-            </span>
-            <span data-testid="log-cost" style={{ whiteSpace: 'nowrap' }}>{fmt.money(log.cost)}</span>
-          </Flex>
-          <Flex justify="space-between" gap={8} align="center">
-            <Flex gap={6} wrap style={{ fontSize: 12 }} className="tg-log-card-meta">
-              <span>{formatTime(log.created_at)}</span>
-              <span>
-                {fmt.number(log.prompt_tokens)} / {fmt.number(log.completion_tokens)}
-              </span>
-              <span>{fmt.duration(log.elapsed_ms)}</span>
-            </Flex>
-            {statusTag(log)}
-          </Flex>
+  // Below ~600 px (ResponsiveTable) a row is this compact card with the facts that matter (time, model, cost,
+  // status), so nothing scrolls sideways; the drawer has the rest.
+  const logCard = (log: UsageLog) => (
+    <Flex vertical gap={2} data-testid="log-card">
+      <Flex justify="space-between" gap={8}>
+        <span style={{ overflowWrap: 'anywhere' }}>
+          {log.is_test && <Tag color="purple">{t('logs.channelTest')}</Tag>}
+          {log.model}
+        </span>
+        <span data-testid="log-cost" style={{ whiteSpace: 'nowrap' }}>{fmt.money(log.cost)}</span>
+      </Flex>
+      <Flex justify="space-between" gap={8} align="center">
+        <Flex gap={6} wrap style={{ fontSize: 12 }} className="tg-log-card-meta">
+          <span>{formatTime(log.created_at)}</span>
+          <span>
+            {fmt.number(log.prompt_tokens)} / {fmt.number(log.completion_tokens)}
+          </span>
+          <span>{fmt.duration(log.elapsed_ms)}</span>
         </Flex>
-      ),
-    },
-  ];
+        {statusTag(log)}
+      </Flex>
+    </Flex>
+  );
 
   return (
     <>
@@ -291,13 +284,14 @@ export function LogsView({ admin = false }: { admin?: boolean }) {
           : null}
       </div>
       {logs.error ? <QueryError error={logs.error} onRetry={() => void logs.refetch()} /> : null}
-      <Table<UsageLog>
+      <ResponsiveTable<UsageLog>
+        cardTitle={t('logs.request')}
+        card={logCard}
         rowKey={(log) => log.id ?? log.request_id}
-        columns={phone ? phoneColumns : columns}
+        columns={columns}
         dataSource={rows}
         loading={logs.isPending || (logs.isFetching && !logs.isFetchingNextPage)}
         pagination={false}
-        scroll={phone ? undefined : { x: 'max-content' }}
         locale={{ emptyText: logs.error ? t('common.loadFailed') : t('logs.empty') }}
         onRow={(log) => ({
           onClick: () => setSelected(log),

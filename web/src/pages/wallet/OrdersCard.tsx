@@ -1,4 +1,5 @@
-import { Card, Table, Typography, type TableProps } from 'antd';
+import { Card, Typography, type TableProps } from 'antd';
+import { ResponsiveTable } from '../../components/ResponsiveTable';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useMyTopups } from '../../api/wallet';
@@ -43,13 +44,13 @@ export function OrdersCard() {
   return (
     <Card title={t('wallet.orders')}>
       {orders.error ? <QueryError error={orders.error} onRetry={() => void orders.refetch()} /> : null}
-      <Table<TopupOrder>
+      <ResponsiveTable<TopupOrder>
+        cardTitle={t('wallet.orders')}
         rowKey="order_no"
         size="small"
         columns={columns}
         dataSource={orders.data?.items ?? []}
         loading={orders.isFetching}
-        scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('wallet.noOrders') }}
         pagination={pagination(orders.data?.total)}
       />

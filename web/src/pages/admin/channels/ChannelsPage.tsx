@@ -1,5 +1,6 @@
 import { DeleteOutlined, EditOutlined, ExperimentOutlined, HeartOutlined, PlusOutlined, ThunderboltOutlined } from '@ant-design/icons';
-import { App, Button, Input, Popconfirm, Select, Space, Switch, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { App, Button, Input, Popconfirm, Select, Space, Switch, Tag, Tooltip, type TableProps } from 'antd';
+import { ResponsiveTable } from '../../../components/ResponsiveTable';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
@@ -246,12 +247,12 @@ export default function ChannelsPage() {
         </Space>
       ) : null}
       {channels.error ? <QueryError error={channels.error} onRetry={() => void channels.refetch()} /> : null}
-      <Table<Channel>
+      <ResponsiveTable<Channel>
+        cardTitle={t('channels.title')}
         rowKey="id"
         columns={columns}
         dataSource={items}
         loading={channels.isPending}
-        scroll={{ x: 'max-content' }}
         rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys as number[]) }}
         locale={{ emptyText: channels.error ? t('common.loadFailed') : t('channels.empty') }}
         pagination={{

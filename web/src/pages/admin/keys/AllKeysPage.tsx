@@ -1,4 +1,5 @@
-import { App, Input, InputNumber, Space, Table, Tag, Typography, type TableProps } from 'antd';
+import { App, Input, InputNumber, Space, Tag, Typography, type TableProps } from 'antd';
+import { ResponsiveTable } from '../../../components/ResponsiveTable';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAdminTokens, useSetAdminTokenStatus, type AdminTokenQuery } from '../../../api/tokens';
@@ -77,12 +78,12 @@ export default function AllKeysPage() {
         />
       </Space>
       {tokens.error ? <QueryError error={tokens.error} onRetry={() => void tokens.refetch()} /> : null}
-      <Table<Token>
+      <ResponsiveTable<Token>
+        cardTitle={t('keys.allTitle')}
         rowKey="id"
         columns={columns}
         dataSource={tokens.data?.items ?? []}
         loading={tokens.isPending}
-        scroll={{ x: 'max-content' }}
         locale={{ emptyText: tokens.error ? t('common.loadFailed') : t('keys.emptyAll') }}
         pagination={{
           current: query.page,

@@ -1,4 +1,5 @@
-import { Button, Descriptions, Drawer, InputNumber, Select, Skeleton, Table, Typography, type TableProps } from 'antd';
+import { Button, Descriptions, Drawer, InputNumber, Select, Skeleton, Typography, type TableProps } from 'antd';
+import { ResponsiveTable } from '../../../components/ResponsiveTable';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAdminTopup, useAdminTopups } from '../../../api/adminMoney';
@@ -161,12 +162,12 @@ export default function OrdersPage() {
         }
       />
       {orders.error ? <QueryError error={orders.error} onRetry={() => void orders.refetch()} /> : null}
-      <Table<TopupOrder>
+      <ResponsiveTable<TopupOrder>
+        cardTitle={t('orders.title')}
         rowKey="order_no"
         columns={columns}
         dataSource={orders.data?.items ?? []}
         loading={orders.isFetching}
-        scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('orders.empty') }}
         pagination={pagination(orders.data?.total)}
       />

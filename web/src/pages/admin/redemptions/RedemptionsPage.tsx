@@ -1,5 +1,6 @@
 import { DeleteOutlined, DownloadOutlined, PlusOutlined } from '@ant-design/icons';
-import { App, Button, Popconfirm, Select, Space, Switch, Table, Tag, Tooltip, Typography, type TableProps } from 'antd';
+import { App, Button, Popconfirm, Select, Space, Switch, Tag, Tooltip, Typography, type TableProps } from 'antd';
+import { ResponsiveTable } from '../../../components/ResponsiveTable';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useDeleteRedemption, useRedemptionBatches, useRedemptions, useSetRedemptionStatus } from '../../../api/adminMoney';
@@ -152,12 +153,12 @@ export default function RedemptionsPage() {
         }
       />
       {codes.error ? <QueryError error={codes.error} onRetry={() => void codes.refetch()} /> : null}
-      <Table<Redemption>
+      <ResponsiveTable<Redemption>
+        cardTitle={t('redemptions.title')}
         rowKey="id"
         columns={columns}
         dataSource={codes.data?.items ?? []}
         loading={codes.isFetching}
-        scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('redemptions.empty') }}
         pagination={pagination(codes.data?.total)}
       />

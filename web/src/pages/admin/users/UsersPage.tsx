@@ -1,5 +1,6 @@
 import { DeleteOutlined, DollarOutlined, EditOutlined, UserAddOutlined } from '@ant-design/icons';
-import { App, Button, Input, Popconfirm, Select, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { App, Button, Input, Popconfirm, Select, Space, Tag, Tooltip, type TableProps } from 'antd';
+import { ResponsiveTable } from '../../../components/ResponsiveTable';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useDeleteUser, useUsers, type UserQuery } from '../../../api/users';
@@ -132,12 +133,12 @@ export default function UsersPage() {
         />
       </Space>
       {users.error ? <QueryError error={users.error} onRetry={() => void users.refetch()} /> : null}
-      <Table<User>
+      <ResponsiveTable<User>
+        cardTitle={t('users.title')}
         rowKey="id"
         columns={columns}
         dataSource={users.data?.items ?? []}
         loading={users.isPending}
-        scroll={{ x: 'max-content' }}
         locale={{ emptyText: users.error ? t('common.loadFailed') : t('users.empty') }}
         pagination={{
           current: query.page,
