@@ -254,8 +254,34 @@ describe('phone width', () => {
     const { page } = browser;
     try {
       await page.setViewportSize({ width: 390, height: 800 });
+      // A row on every list the cards are checked on.
+      const root = await apiAs(tollgate.url);
+      await root('POST', '/api/tokens', { name: 'phone-card-key' });
+      await root('POST', '/api/admin/channels', {
+        type: 'openai', name: 'phone-card-channel', base_url: upstream.url, keys: ['sk-phone'], models: [MODEL],
+        groups: ['default'], priority: 0, weight: 1,
+      });
       await withScreenshot(page, 'phone-width', async () => {
         await signIn(page, 'root', ROOT_PASSWORD);
+        // Lists become cards with their key facts (ResponsiveTable): each card is on screen, nothing sideways.
+        for (const [path, name, facts] of [
+          ['/console/keys', 'phone-card-key', ['Name', 'Status']],
+          ['/console/admin/keys', 'phone-card-key', ['Name', 'Status']],
+          ['/console/admin/channels', 'phone-card-channel', ['Name', 'Status', 'Priority']],
+          ['/console/admin/users', 'root', ['Username', 'Status']],
+        ]) {
+          await page.goto(`${tollgate.url}${path}`);
+          await page.locator('h1').first().waitFor();
+          const card = page.getByTestId('phone-card').filter({ hasText: name }).first();
+          await card.waitFor();
+          for (const fact of facts) {
+            assert.ok(await card.locator('dt', { hasText: fact }).first().isVisible(), `${path}: the card shows ${fact}`);
+          }
+          const box = await card.boundingBox();
+          assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${path}: the card is ${JSON.stringify(box)} on a 390px screen`);
+          const width = await page.locator('body').evaluate((body) => body.scrollWidth);
+          assert.ok(width <= 391, `${path} is ${width}px wide on a 390px screen`);
+        }
         for (const path of [
           '/console',
           '/console/keys',
@@ -265,6 +291,8 @@ describe('phone width', () => {
           '/console/admin/redemptions',
           '/console/admin/orders',
           '/console/admin/payment',
+          '/console/admin/users',
+          '/console/admin/keys',
         ]) {
           await page.goto(`${tollgate.url}${path}`);
           await page.locator('h1').first().waitFor();
