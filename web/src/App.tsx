@@ -2,11 +2,11 @@ import { focusManager, QueryClient, QueryClientProvider } from '@tanstack/react-
 import { ConfigProvider, theme } from 'antd';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { RouterProvider } from 'react-router';
+import { BrowserRouter } from 'react-router';
 import { ApiError } from './api/client';
 import { SessionProvider } from './auth/SessionProvider';
 import { antdLocale } from './i18n';
-import { createRouter } from './router';
+import { AppRoutes } from './router';
 import { ThemeModeProvider, useThemeMode } from './theme/ThemeMode';
 
 /** Client errors (4xx) are answers, not glitches: do not retry them. */
@@ -83,13 +83,14 @@ const DARK_CONTRAST = {
 /** Providers (query cache, theme, language, session) around the router. */
 export function App() {
   const [queryClient] = useState(createQueryClient);
-  const [router] = useState(createRouter);
   return (
     <QueryClientProvider client={queryClient}>
       <ThemeModeProvider>
         <ThemedApp>
           <SessionProvider>
-            <RouterProvider router={router} />
+            <BrowserRouter>
+              <AppRoutes />
+            </BrowserRouter>
           </SessionProvider>
         </ThemedApp>
       </ThemeModeProvider>
