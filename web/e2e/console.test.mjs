@@ -226,8 +226,7 @@ describe('language switch', () => {
       await withScreenshot(page, 'flow3-language', async () => {
         await page.goto(`${tollgate.url}/login`);
         await page.getByText('Sign in to your console').waitFor();
-        await page.getByTestId('language-switch').click();
-        await page.locator('.ant-select-item-option', { hasText: '简体中文' }).click();
+        await page.getByTestId('language-switch').selectOption('zh-CN');
         await page.getByText('登录控制台').waitFor();
         await page.reload();
         await page.getByText('登录控制台').waitFor();
