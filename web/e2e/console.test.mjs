@@ -354,7 +354,7 @@ describe('security headers', () => {
     try {
       await withScreenshot(page, 'csp', async () => {
         await signIn(page, 'root', ROOT_PASSWORD);
-        // The dashboard (ECharts), tables, forms, drawers and the logs chart: everything antd and ECharts draw.
+        // The dashboard (SVG charts), tables, forms, drawers and the logs chart: everything the console draws.
         for (const path of [
           '/console',
           '/console/logs',
