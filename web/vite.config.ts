@@ -21,7 +21,6 @@ export default defineConfig({
               test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack|i18next|react-i18next)[\\/]/,
               priority: 20,
             },
-            { name: 'vendor-echarts', test: /node_modules[\\/](echarts|zrender|echarts-for-react|size-sensor|tslib)[\\/]/, priority: 10 },
           ],
         },
       },

@@ -108,20 +108,20 @@ async function main() {
     await page.locator('form[id="login"] button[type="submit"]').click();
     await page.waitForURL(/\/console/);
     // Let the client-side visit finish, so none of its late responses land in the cold load's figures.
-    await page.locator('canvas').first().waitFor();
+    await page.locator('svg[role="img"]').first().waitFor();
     await page.waitForLoadState('networkidle');
     rec.reset();
     await page.goto(`${tollgate.url}/console`, { waitUntil: 'networkidle' });
-    await page.locator('canvas').first().waitFor();
+    await page.locator('svg[role="img"]').first().waitFor();
     const dashboard = rec.summary();
     const dashboardFiles = rec.files();
 
-    // 3. Time to the first chart, throttled: from navigation until a chart canvas is on the page.
+    // 3. Time to the first chart, throttled: from navigation until a chart (an SVG with role="img") is on the page.
     await rec.cdp.send('Network.emulateNetworkConditions', THROTTLE);
     rec.reset();
     const t0 = Date.now();
     await page.goto(`${tollgate.url}/console`, { waitUntil: 'commit', timeout: 120_000 });
-    await page.locator('canvas').first().waitFor({ timeout: 120_000 });
+    await page.locator('svg[role="img"]').first().waitFor({ timeout: 120_000 });
     const firstChartMs = Date.now() - t0;
     await rec.cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
 

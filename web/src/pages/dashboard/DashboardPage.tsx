@@ -10,7 +10,7 @@ import { useFormat } from '../../lib/useFormat';
 import { SiteDashboard } from './SiteDashboard';
 import { dashboardRanges } from './stats';
 
-// ECharts is the heaviest piece of the console: the cards render while the charts' code still loads.
+// The charts load on demand: the cards render while the charts' code still loads.
 const UsageCharts = lazy(() => import('./UsageCharts').then((m) => ({ default: m.UsageCharts })));
 
 export default function DashboardPage() {

@@ -1,9 +1,8 @@
 import { Card, Col, Row } from 'antd';
-import type { EChartsOption } from 'echarts';
 import type dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import type { LogStats } from '../../api/types';
-import { Chart } from '../../components/Chart';
+import { DonutChart, SeriesChart } from '../../components/Chart';
 import { UNITS_PER_USD } from '../../lib/money';
 import { useFormat } from '../../lib/useFormat';
 import { fillDays } from './stats';
@@ -16,75 +15,48 @@ export function UsageCharts({ stats, from, to }: { stats: LogStats; from: dayjs.
   const dates = days.map((d) => d.date.slice(5));
   const money = (units: number) => fmt.money(units * UNITS_PER_USD);
 
-  const spendByDay: EChartsOption = {
-    tooltip: { trigger: 'axis', valueFormatter: (v) => money(Number(v)) },
-    grid: { left: 8, right: 16, top: 24, bottom: 8, containLabel: true },
-    xAxis: { type: 'category', data: dates },
-    yAxis: { type: 'value', axisLabel: { formatter: (v: number) => money(v) } },
-    series: [
-      { name: t('dashboard.spend'), type: 'line', smooth: true, areaStyle: {}, data: days.map((d) => d.cost / UNITS_PER_USD) },
-    ],
-  };
-
-  const tokensByDay: EChartsOption = {
-    tooltip: { trigger: 'axis' },
-    legend: { top: 0 },
-    grid: { left: 8, right: 16, top: 32, bottom: 8, containLabel: true },
-    xAxis: { type: 'category', data: dates },
-    yAxis: { type: 'value' },
-    series: [
-      { name: t('logs.promptTokens'), type: 'bar', stack: 'tokens', data: days.map((d) => d.prompt_tokens) },
-      { name: t('logs.completionTokens'), type: 'bar', stack: 'tokens', data: days.map((d) => d.completion_tokens) },
-    ],
-  };
-
   const models = [...stats.models].sort((a, b) => b.cost - a.cost);
-  const spendByModel: EChartsOption = {
-    tooltip: { trigger: 'item', valueFormatter: (v) => money(Number(v)) },
-    legend: { type: 'scroll', bottom: 0 },
-    series: [
-      {
-        name: t('dashboard.spend'),
-        type: 'pie',
-        radius: ['40%', '68%'],
-        center: ['50%', '45%'],
-        data: models.map((m) => ({ name: m.model, value: m.cost / UNITS_PER_USD })),
-      },
-    ],
-  };
-
-  const tokensByModel: EChartsOption = {
-    tooltip: { trigger: 'axis' },
-    legend: { top: 0 },
-    grid: { left: 8, right: 16, top: 32, bottom: 8, containLabel: true },
-    xAxis: { type: 'value' },
-    yAxis: { type: 'category', data: models.map((m) => m.model) },
-    series: [
-      { name: t('logs.promptTokens'), type: 'bar', stack: 'tokens', data: models.map((m) => m.prompt_tokens) },
-      { name: t('logs.completionTokens'), type: 'bar', stack: 'tokens', data: models.map((m) => m.completion_tokens) },
-    ],
-  };
+  const tokenSeries = (rows: { prompt_tokens: number; completion_tokens: number }[]) => [
+    { name: t('logs.promptTokens'), kind: 'bar' as const, stack: true, values: rows.map((r) => r.prompt_tokens) },
+    { name: t('logs.completionTokens'), kind: 'bar' as const, stack: true, values: rows.map((r) => r.completion_tokens) },
+  ];
+  const number = (v: number) => fmt.number(v);
 
   return (
     <Row gutter={[16, 16]}>
       <Col xs={24} xl={12}>
         <Card title={t('dashboard.spendPerDay')} size="small">
-          <Chart option={spendByDay} />
+          <SeriesChart
+            label={t('dashboard.spendPerDay')}
+            categories={dates}
+            format={money}
+            series={[{ name: t('dashboard.spend'), kind: 'line', area: true, values: days.map((d) => d.cost / UNITS_PER_USD) }]}
+          />
         </Card>
       </Col>
       <Col xs={24} xl={12}>
         <Card title={t('dashboard.tokensPerDay')} size="small">
-          <Chart option={tokensByDay} />
+          <SeriesChart label={t('dashboard.tokensPerDay')} categories={dates} format={number} series={tokenSeries(days)} />
         </Card>
       </Col>
       <Col xs={24} xl={12}>
         <Card title={t('dashboard.spendPerModel')} size="small">
-          <Chart option={spendByModel} />
+          <DonutChart
+            label={t('dashboard.spendPerModel')}
+            format={money}
+            items={models.map((m) => ({ name: m.model, value: m.cost / UNITS_PER_USD }))}
+          />
         </Card>
       </Col>
       <Col xs={24} xl={12}>
         <Card title={t('dashboard.tokensPerModel')} size="small">
-          <Chart option={tokensByModel} />
+          <SeriesChart
+            label={t('dashboard.tokensPerModel')}
+            categories={models.map((m) => m.model)}
+            format={number}
+            horizontal
+            series={tokenSeries(models)}
+          />
         </Card>
       </Col>
     </Row>

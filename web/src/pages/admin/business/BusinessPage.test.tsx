@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../../../test/render';
 import BusinessPage from './BusinessPage';
 
-// ECharts needs a canvas; the numbers are what this test checks.
-vi.mock('../../../components/Chart', () => ({ Chart: () => <div data-testid="chart" /> }));
+// The numbers are what this test checks, not the charts' drawing.
+vi.mock('../../../components/Chart', () => ({ SeriesChart: () => <div data-testid="chart" />, DonutChart: () => <div data-testid="chart" /> }));
 
 const figures = { success_rate: 0.98, p50_ms: 120, p95_ms: 900, first_byte_p50_ms: 80, prompt_tokens: 100000, completion_tokens: 100000 };
 

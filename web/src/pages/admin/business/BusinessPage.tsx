@@ -1,11 +1,10 @@
 import { Card, Col, DatePicker, Empty, Row, Skeleton, Statistic, Table, Typography, type TableProps } from 'antd';
-import type { EChartsOption } from 'echarts';
 import type { Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBusinessStats } from '../../../api/stats';
 import type { ChannelStats, DayStats, ModelStats, UserStats } from '../../../api/types';
-import { Chart } from '../../../components/Chart';
+import { SeriesChart, type ChartSeries } from '../../../components/Chart';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryError } from '../../../components/QueryError';
 import { UNITS_PER_USD } from '../../../lib/money';
@@ -35,31 +34,24 @@ export default function BusinessPage() {
   );
 
   const dayItems: DayStats[] = days.data?.items ?? [];
-  const perDay: EChartsOption = {
-    tooltip: { trigger: 'axis', valueFormatter: (v) => chartMoney(Number(v)) },
-    legend: { top: 0 },
-    grid: { left: 8, right: 16, top: 32, bottom: 8, containLabel: true },
-    xAxis: { type: 'category', data: dayItems.map((d) => d.date.slice(5)) },
-    yAxis: { type: 'value', axisLabel: { formatter: (v: number) => chartMoney(v) } },
-    series: [
-      { name: t('business.revenue'), type: 'line', smooth: true, data: dayItems.map((d) => d.revenue / UNITS_PER_USD) },
-      { name: t('business.upstreamCost'), type: 'line', smooth: true, data: dayItems.map((d) => d.upstream_cost / UNITS_PER_USD) },
-      { name: t('business.profit'), type: 'bar', data: dayItems.map((d) => d.profit / UNITS_PER_USD) },
-    ],
-  };
-
-  const bars = (names: string[], rows: { revenue: number; upstream_cost: number; profit: number }[]): EChartsOption => ({
-    tooltip: { trigger: 'axis', valueFormatter: (v) => chartMoney(Number(v)) },
-    legend: { top: 0 },
-    grid: { left: 8, right: 16, top: 32, bottom: 8, containLabel: true },
-    xAxis: { type: 'value', axisLabel: { formatter: (v: number) => chartMoney(v) } },
-    yAxis: { type: 'category', inverse: true, data: names },
-    series: [
-      { name: t('business.revenue'), type: 'bar', data: rows.map((r) => r.revenue / UNITS_PER_USD) },
-      { name: t('business.upstreamCost'), type: 'bar', data: rows.map((r) => r.upstream_cost / UNITS_PER_USD) },
-      { name: t('business.profit'), type: 'bar', data: rows.map((r) => r.profit / UNITS_PER_USD) },
-    ],
-  });
+  const perDay: ChartSeries[] = [
+    { name: t('business.revenue'), kind: 'line', values: dayItems.map((d) => d.revenue / UNITS_PER_USD) },
+    { name: t('business.upstreamCost'), kind: 'line', values: dayItems.map((d) => d.upstream_cost / UNITS_PER_USD) },
+    { name: t('business.profit'), kind: 'bar', values: dayItems.map((d) => d.profit / UNITS_PER_USD) },
+  ];
+  const bars = (label: string, names: string[], rows: { revenue: number; upstream_cost: number; profit: number }[]) => (
+    <SeriesChart
+      label={label}
+      categories={names}
+      format={chartMoney}
+      horizontal
+      series={[
+        { name: t('business.revenue'), kind: 'bar', values: rows.map((r) => r.revenue / UNITS_PER_USD) },
+        { name: t('business.upstreamCost'), kind: 'bar', values: rows.map((r) => r.upstream_cost / UNITS_PER_USD) },
+        { name: t('business.profit'), kind: 'bar', values: rows.map((r) => r.profit / UNITS_PER_USD) },
+      ]}
+    />
+  );
   const topModels: ModelStats[] = topBy(models.data?.items, TOP);
   const topUsers: UserStats[] = topBy(users.data?.items, TOP);
 
@@ -161,7 +153,9 @@ export default function BusinessPage() {
       <Row gutter={[16, 16]} style={{ marginTop: 16 }}>
         <Col xs={24}>
           <Card title={t('business.perDay')} size="small">
-            {days.isPending ? <Skeleton active /> : noData ? <Empty description={t('business.noData')} /> : <Chart option={perDay} />}
+            {days.isPending ? <Skeleton active /> : noData ? <Empty description={t('business.noData')} /> : (
+              <SeriesChart label={t('business.perDay')} categories={dayItems.map((d) => d.date.slice(5))} format={chartMoney} series={perDay} />
+            )}
           </Card>
         </Col>
         <Col xs={24} xl={12}>
@@ -171,7 +165,7 @@ export default function BusinessPage() {
             ) : topModels.length === 0 ? (
               <Empty description={t('business.noData')} />
             ) : (
-              <Chart option={bars(topModels.map((m) => m.model), topModels)} />
+              bars(t('business.topModels'), topModels.map((m) => m.model), topModels)
             )}
           </Card>
         </Col>
@@ -182,7 +176,7 @@ export default function BusinessPage() {
             ) : topUsers.length === 0 ? (
               <Empty description={t('business.noData')} />
             ) : (
-              <Chart option={bars(topUsers.map((u) => u.username || `#${u.user_id}`), topUsers)} />
+              bars(t('business.topUsers'), topUsers.map((u) => u.username || `#${u.user_id}`), topUsers)
             )}
           </Card>
         </Col>
