@@ -1,4 +1,4 @@
-import { Flex, Layout, theme, Typography } from 'antd';
+import { Flex, theme, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSiteStatus } from '../../api/auth';
@@ -8,7 +8,8 @@ import { ThemeToggle } from '../../components/ThemeToggle';
 /**
  * The frame of the sign-in and sign-up pages. The panel is drawn with antd Card's own tokens (background,
  * border, radius, padding) rather than with Card: Card imports Tabs, which brings Dropdown and Menu, about
- * 35 KB (brotli) that the sign-in page would download and never use.
+ * 35 KB (brotli) that the sign-in page would download and never use. The page is a div with Layout's background
+ * for the same reason (Layout brings Sider and its trigger).
  */
 export function AuthCard({ title, children }: { title: string; children: ReactNode }) {
   const { t } = useTranslation();
@@ -16,9 +17,12 @@ export function AuthCard({ title, children }: { title: string; children: ReactNo
   const status = useSiteStatus();
   return (
     // The text defaults antd's App gives the console (the sign-in page goes without App, see Feedback).
-    <Layout
+    <div
       style={{
+        display: 'flex',
+        flexDirection: 'column',
         minHeight: '100vh',
+        background: token.colorBgLayout,
         color: token.colorText,
         fontFamily: token.fontFamily,
         fontSize: token.fontSize,
@@ -50,6 +54,6 @@ export function AuthCard({ title, children }: { title: string; children: ReactNo
           {children}
         </div>
       </Flex>
-    </Layout>
+    </div>
   );
 }

@@ -1,6 +1,6 @@
 import { LockOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { Alert, Button, Form, Input, Typography } from 'antd';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useLogin, useSiteStatus, type Credentials } from '../../api/auth';
@@ -8,7 +8,9 @@ import { ApiError } from '../../api/client';
 import { useLoginTotp } from '../../api/security';
 import { CaptchaWidget } from '../../components/CaptchaWidget';
 import { AuthCard } from './AuthCard';
-import { OAuthButtons, OAuthError } from './OAuthButtons';
+import { OAuthError } from './OAuthButtons';
+
+const OAuthButtons = lazy(() => import('./OAuthProviders'));
 
 export function LoginPage() {
   const { t } = useTranslation();
@@ -110,7 +112,11 @@ export function LoginPage() {
           {t('auth.signIn')}
         </Button>
       </Form>
-      <OAuthButtons />
+      {status.data?.oauth_providers?.length ? (
+        <Suspense fallback={null}>
+          <OAuthButtons />
+        </Suspense>
+      ) : null}
       {status.data?.password_reset ? (
         <Typography.Paragraph style={{ textAlign: 'center', marginTop: 16, marginBottom: 0 }}>
           <Link to="/forgot-password" data-testid="forgot-link">

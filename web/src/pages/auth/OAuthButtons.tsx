@@ -1,9 +1,6 @@
-import { GithubOutlined, LoginOutlined } from '@ant-design/icons';
-import { Alert, Button, Divider, Flex } from 'antd';
+import { Alert } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { useSiteStatus } from '../../api/auth';
-import { oauthStartURL } from '../../api/oauth';
 
 const KNOWN_ERRORS = new Set([
   'oauth_provider_unknown',
@@ -26,30 +23,4 @@ export function OAuthError() {
   if (!code) return null;
   const text = KNOWN_ERRORS.has(code) ? t(`oauth.error_${code}`) : t('oauth.error_generic', { code });
   return <Alert type="error" showIcon title={text} style={{ marginBottom: 16 }} data-testid="oauth-error" />;
-}
-
-/** One button per enabled provider; each is a full-page navigation to the server's start URL. */
-export function OAuthButtons() {
-  const { t } = useTranslation();
-  const status = useSiteStatus();
-  const providers = status.data?.oauth_providers ?? [];
-  if (providers.length === 0) return null;
-  return (
-    <>
-      <Divider plain>{t('oauth.or')}</Divider>
-      <Flex vertical gap={8}>
-        {providers.map((p) => (
-          <Button
-            key={p.slug}
-            block
-            href={oauthStartURL(p.slug)}
-            icon={p.type === 'github' ? <GithubOutlined /> : <LoginOutlined />}
-            data-testid={`oauth-${p.slug}`}
-          >
-            {t('oauth.continueWith', { name: p.name })}
-          </Button>
-        ))}
-      </Flex>
-    </>
-  );
 }
