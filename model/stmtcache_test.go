@@ -56,7 +56,7 @@ func stmtCacheOn(t *testing.T, s *model.Store) {
 	if err := s.LogStore().DB.Model(&model.UsageLog{}).Count(&n).Error; err != nil || n != int64(rows) {
 		t.Fatalf("rows = %d (%v), want %d", n, err, rows)
 	}
-	// A repeated request id is still skipped (INSERT … IGNORE through the prepared text too).
+	// A replayed batch writes nothing (freshLogs drops request ids already stored before the prepared insert runs).
 	rows -= 25
 	write(25)
 	if err := s.LogStore().DB.Model(&model.UsageLog{}).Count(&n).Error; err != nil || n != int64(rows) {

@@ -27,7 +27,7 @@ type Retention struct {
 	days  func() int
 	// Chunk is the most ids one DELETE covers (default 5000); FirstChunk the ids of the first (default 200);
 	// Budget the time one chunk's statements should take (default 100 ms: a chunk that stalls on the disk takes
-	// several times its usual time, and the budget is what keeps that under a second); Pause the least rest
+	// several times its usual time; with the rests, this budget kept that under a second at 10 M rows); Pause the least rest
 	// between chunks (default 100 ms; see restAfter for more); Every how often the job runs (default 1 h, first
 	// run a minute after Start); Clock the time (tests); OnChunk, when set, hears every chunk (measurement).
 	Chunk      int
