@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/glebarez/sqlite"
+	"github.com/libtnb/sqlite"
 	"gorm.io/driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -54,7 +54,7 @@ func Open(dsn, sqlitePath string) (*Store, error) {
 		return nil, err
 	}
 	// WAL lets readers proceed during the batched writer's commits; busy_timeout absorbs brief write overlaps.
-	dsnSQLite := sqlitePath + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	dsnSQLite := sqlitePath + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_time_format=sqlite&_texttotime=0&_inttotime=0"
 	db, err := gorm.Open(sqlite.Open(dsnSQLite), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", sqlitePath, err)
