@@ -194,7 +194,10 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 		a.Bus = bus.NewRedis(a.redis, opt.RedisPrefix, 2*time.Second)
 		rl := ledger.NewRedis(a.redis, opt.RedisPrefix+"l:", a.Store, ledger.WithSettledTTL(time.Hour))
 		a.closers = append(a.closers, rl.StartBatcher().Close)
-		a.Ledger = rl
+		// Leases keep each request's money movements in process; the flusher sends them to Redis in batches.
+		leased := ledger.NewLeased(rl, ledger.LeaseOptions{}).Start()
+		a.closers = append(a.closers, leased.Close)
+		a.Ledger = leased
 	}
 	a.Audit = audit.New(a.Store)
 	a.Settings = setting.New(a.Store, a.Bus)

@@ -106,6 +106,10 @@ func eachBackend(t *testing.T, fn func(t *testing.T, newLedger factory)) {
 			return r
 		})
 	})
+	t.Run("redis-leased", func(t *testing.T) {
+		t.Parallel()
+		fn(t, newLeasedLedger)
+	})
 }
 
 var (

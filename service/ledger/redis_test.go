@@ -103,3 +103,11 @@ func TestRedis_HoldKeyHasTTL(t *testing.T) {
 		t.Fatalf("settled TTL %v, want about %v", ttl, DefaultSettledTTL)
 	}
 }
+
+// newLeasedLedger is the Redis ledger behind node-local leases, flushed every 5 ms.
+func newLeasedLedger(t *testing.T, loader Loader, opts ...Option) Ledger {
+	t.Helper()
+	l := NewLeased(NewRedis(testRedisClient(t), testPrefix(t), loader, opts...), LeaseOptions{FlushEvery: 5 * time.Millisecond}).Start()
+	t.Cleanup(func() { _ = l.Close(context.Background()) })
+	return l
+}

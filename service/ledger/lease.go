@@ -1,0 +1,369 @@
+package ledger
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Leased is the Redis ledger with node-local leases of balance: the shape that keeps Redis off the request path.
+//
+// A lease is a hold this node places on a user's balance in Redis (leaseScript: a hold like any other, so every
+// other node sees that much less room and the sweep gives it back if this node dies). While a lease has room,
+// Reserve, Settle and Release of that user's requests run in process, with no round trip: the request's hold
+// comes out of the lease, its charge is added up locally, and a flusher sends the sum to Redis every FlushEvery
+// in one script per lease, which charges it from the lease (held money is always chargeable in full) and
+// resizes the lease: grown when the room got short, ended after IdleAfter without a request.
+//
+// Why no set of nodes can spend more than a balance: a node only admits a request from its lease when the
+// lease's room — granted minus charged-not-yet-flushed minus outstanding holds — covers the hold, and the lease
+// itself was granted out of the user's free balance (bal - held) in an atomic script, never more than half of it.
+// So Σ leases + Σ holds ≤ bal at every instant in Redis, exactly as with per-request holds, and each charge is
+// taken out of money already held. A charge above a request's hold takes from the lease's room first, then
+// from Redis the ordinary way (an empty hold settled for the excess: up to what the user has, the rest short).
+//
+// What it costs: a node's charges reach Redis up to FlushEvery late (the node's own UserBalance counts them at
+// once; another node's reading is that much behind), and a lease's unused room counts as held on other nodes
+// until it ends (IdleAfter after the last request). A node that dies leaves its lease to the sweep (LeaseTTL)
+// and its unflushed charges uncharged in Redis — the same requests' usage rows die with it in the writer's
+// queue, so the live balance and the SQL book stay in agreement.
+//
+// Only requests on the user's balance alone are leased (an unlimited key without spend windows); a limited key
+// or a budget goes to Redis per request as before.
+type Leased struct {
+	*Redis
+	node string
+	opt  LeaseOptions
+
+	mu      sync.Mutex
+	leases  map[int64]*lease
+	holds   map[string]localHold // requests held by a lease
+	direct  map[string]localHold // leaseable requests held in Redis (no lease had room), until settled
+	settled map[string]Settlement
+	order   []string // settled ids, oldest first, for the bound
+
+	wake   chan struct{}
+	passed chan struct{} // closed when a flush pass ends (guarded by mu)
+	stop   chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+// LeaseOptions tunes the leases; zero fields take the defaults.
+type LeaseOptions struct {
+	FlushEvery time.Duration // how often local charges are sent (default 20 ms)
+	IdleAfter  time.Duration // a lease without requests this long is ended (default 1 s)
+	LeaseTTL   time.Duration // a lease not flushed this long is swept by any node (default 60 s)
+	Multiple   int64         // a lease is sized to this many holds of the request that asked for it (default 32)
+	SettledMax int           // local settlements remembered for duplicate Settle calls (default 65,536)
+}
+
+type lease struct {
+	id                   string
+	seq                  int64 // last flush applied
+	granted              int64 // the lease's amount in Redis after the last flush
+	pending              int64 // charged locally since the last flush
+	outstanding          int64 // holds of local requests not yet settled or released
+	want                 int64 // the size the flusher grows the lease to
+	free                 int64 // the user's bal - held in Redis at the last flush
+	lastUse, lastFlushed time.Time
+	fresh                bool // not yet granted
+	closing              bool // being ended: takes no new request
+	inflight             *flush
+}
+
+// flush is one flush sent and not yet known to have applied: retried as is (same seq, same amounts).
+type flush struct {
+	seq, charge, want int64
+}
+
+type localHold struct {
+	user, amount int64
+}
+
+// room is what a new request may still take from the lease: less when the user's free balance in Redis was
+// below zero at the last flush (an admin took money back on another node: the lease covers that first).
+func (l *lease) room() int64 { return l.granted - l.pending - l.outstanding + min(l.free, 0) }
+
+// NewLeased wraps r; Start runs its flusher.
+func NewLeased(r *Redis, opt LeaseOptions) *Leased {
+	if opt.FlushEvery <= 0 {
+		opt.FlushEvery = 20 * time.Millisecond
+	}
+	if opt.IdleAfter <= 0 {
+		opt.IdleAfter = time.Second
+	}
+	if opt.LeaseTTL <= 0 {
+		opt.LeaseTTL = time.Minute
+	}
+	if opt.Multiple <= 0 {
+		opt.Multiple = 32
+	}
+	if opt.SettledMax <= 0 {
+		opt.SettledMax = 1 << 16
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &Leased{Redis: r, node: hex.EncodeToString(b[:]), opt: opt, leases: map[int64]*lease{},
+		holds: map[string]localHold{}, direct: map[string]localHold{}, settled: map[string]Settlement{},
+		wake: make(chan struct{}, 1), passed: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+var _ Ledger = (*Leased)(nil)
+
+// Start runs the flusher until Close.
+func (l *Leased) Start() *Leased {
+	go l.run()
+	return l
+}
+
+// Close sends what was charged locally and ends every lease that has no request outstanding (one with
+// requests still outstanding is left to the sweep).
+func (l *Leased) Close(ctx context.Context) error {
+	l.once.Do(func() { close(l.stop) })
+	<-l.done
+	l.mu.Lock()
+	for _, ls := range l.leases {
+		ls.closing = true
+	}
+	l.mu.Unlock()
+	l.flushAll(ctx, true)
+	return nil
+}
+
+func leaseable(acct Account) bool { return !acct.TokenLimited && len(acct.Windows) == 0 }
+
+// Reserve implements Ledger: from the user's lease when it has room, else from Redis (and a lease is asked for).
+func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount int64) error {
+	if err := validateReserve(reqID, acct, amount); err != nil {
+		return err
+	}
+	if !leaseable(acct) {
+		return l.Redis.Reserve(ctx, reqID, acct, amount)
+	}
+	now := time.Now()
+	l.mu.Lock()
+	if _, dup := l.holds[reqID]; dup {
+		l.mu.Unlock()
+		return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
+	}
+	if _, dup := l.settled[reqID]; dup {
+		l.mu.Unlock()
+		return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
+	}
+	ls := l.leases[acct.UserID]
+	if ls != nil && !ls.closing && !ls.fresh && ls.room() >= amount && now.Sub(ls.lastFlushed) < l.opt.LeaseTTL/2 {
+		ls.outstanding += amount
+		ls.lastUse = now
+		if ls.room() < ls.granted/2 { // grow before it runs out
+			ls.want = max(ls.want, 2*(ls.outstanding+ls.pending))
+			l.poke()
+		}
+		l.holds[reqID] = localHold{user: acct.UserID, amount: amount}
+		l.mu.Unlock()
+		return nil
+	}
+	switch {
+	case ls == nil:
+		l.leases[acct.UserID] = &lease{id: l.leaseID(acct.UserID), fresh: true, want: l.opt.Multiple * max(amount, 1), lastUse: now}
+		l.poke()
+	case !ls.closing:
+		ls.lastUse = now
+		ls.want = max(ls.want, 2*(ls.outstanding+ls.pending+amount))
+		l.poke()
+	}
+	l.mu.Unlock()
+	err := l.Redis.Reserve(ctx, reqID, acct, amount)
+	if errors.Is(err, ErrInsufficientUser) && l.shrink(ctx, acct.UserID) {
+		// The user's free money was split between this node's lease and Redis, neither covering the hold
+		// alone: the lease gave back its room, so Redis now sees all of it.
+		err = l.Redis.Reserve(ctx, reqID, acct, amount)
+	}
+	if err == nil {
+		l.mu.Lock()
+		l.direct[reqID] = localHold{user: acct.UserID, amount: amount}
+		l.mu.Unlock()
+	}
+	return err
+}
+
+// shrink makes the user's lease give its room back to Redis (it takes no new request from then on) and waits
+// for that flush; false when there was no room to give.
+func (l *Leased) shrink(ctx context.Context, uid int64) bool {
+	l.mu.Lock()
+	ls := l.leases[uid]
+	if ls == nil || (!ls.fresh && ls.room() <= 0) {
+		l.mu.Unlock()
+		return false
+	}
+	ls.closing = true
+	for range 3 { // the pass in progress may have started before closing was set
+		passed := l.passed
+		l.mu.Unlock()
+		l.poke()
+		select {
+		case <-passed:
+		case <-ctx.Done():
+			return false
+		case <-l.done:
+			return false
+		}
+		l.mu.Lock()
+		if l.leases[uid] != ls || (ls.inflight == nil && ls.granted <= ls.pending+ls.outstanding) {
+			break
+		}
+	}
+	l.mu.Unlock()
+	return true
+}
+
+func (l *Leased) leaseID(uid int64) string {
+	return "lease:" + l.node + ":" + strconv.FormatInt(uid, 10) + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}
+
+func (l *Leased) poke() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Settle implements Ledger. A request held by a lease is charged in process: its hold in full when the cost is
+// within it, the excess from the lease's room and then from Redis (up to what the user has; the rest short).
+func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settlement, error) {
+	if err := validateSettle(reqID, actual); err != nil {
+		return Settlement{}, err
+	}
+	l.mu.Lock()
+	if s, ok := l.settled[reqID]; ok {
+		l.mu.Unlock()
+		s.Duplicate = true
+		return s, nil
+	}
+	h, ok := l.holds[reqID]
+	if !ok {
+		d, direct := l.direct[reqID]
+		delete(l.direct, reqID)
+		l.mu.Unlock()
+		if direct && actual > d.amount {
+			// The excess is taken from the user's free money in Redis: give the lease's room back first, or
+			// the excess would fall short while money sits unused in it.
+			l.shrink(ctx, d.user)
+		}
+		return l.Redis.Settle(ctx, reqID, actual)
+	}
+	delete(l.holds, reqID)
+	ls := l.leases[h.user]
+	ls.outstanding -= h.amount
+	charge := min(actual, h.amount)
+	extra := actual - charge
+	take := min(extra, max(ls.room(), 0))
+	charge += take
+	extra -= take
+	ls.pending += charge
+	s := Settlement{Held: h.amount, Charged: charge}
+	if extra == 0 {
+		l.rememberLocked(reqID, s)
+	}
+	l.mu.Unlock()
+	if extra > 0 {
+		more, err := l.chargeOutside(ctx, reqID, h.user, extra)
+		if err != nil {
+			slog.Error("ledger: charge above the lease failed", "request_id", reqID, "amount", extra, "err", err)
+			more = Settlement{Shortfall: extra}
+		}
+		s.Charged += more.Charged
+		s.Shortfall = more.Shortfall
+		l.mu.Lock()
+		l.rememberLocked(reqID, s)
+		l.mu.Unlock()
+	}
+	l.poke()
+	return s, nil
+}
+
+// chargeOutside takes amount from the user's free balance in Redis the ordinary way: an empty hold settled
+// for it (the part above a hold is taken up to what the user has, the rest is short).
+func (l *Leased) chargeOutside(ctx context.Context, reqID string, uid, amount int64) (Settlement, error) {
+	id := reqID + "~over"
+	if err := l.Redis.Reserve(ctx, id, Account{UserID: uid}, 0); err != nil {
+		return Settlement{}, err
+	}
+	return l.Redis.Settle(ctx, id, amount)
+}
+
+func (l *Leased) rememberLocked(reqID string, s Settlement) {
+	l.settled[reqID] = s
+	l.order = append(l.order, reqID)
+	if len(l.order) > l.opt.SettledMax {
+		drop := len(l.order) - l.opt.SettledMax
+		for _, id := range l.order[:drop] {
+			delete(l.settled, id)
+		}
+		l.order = append(l.order[:0], l.order[drop:]...)
+	}
+}
+
+// Release implements Ledger.
+func (l *Leased) Release(ctx context.Context, reqID string) error {
+	l.mu.Lock()
+	h, ok := l.holds[reqID]
+	if ok {
+		delete(l.holds, reqID)
+		l.leases[h.user].outstanding -= h.amount
+	}
+	l.mu.Unlock()
+	if ok {
+		return nil
+	}
+	l.mu.Lock()
+	delete(l.direct, reqID)
+	l.mu.Unlock()
+	return l.Redis.Release(ctx, reqID)
+}
+
+// UserBalance implements Ledger: Redis' figure (bal - held) counts this node's whole lease as held; the part
+// no local request holds or was charged (its room) is the user's.
+func (l *Leased) UserBalance(ctx context.Context, userID int64) (int64, error) {
+	v, err := l.Redis.UserBalance(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ls := l.leases[userID]; ls != nil && !ls.fresh {
+		// A flush in flight changes Redis' bal and held by the same charge (v stays) and the lease and pending
+		// by it too (the room stays); only a resize it makes shows a moment early.
+		v += ls.room()
+	}
+	return v, nil
+}
+
+// AdjustUser implements Ledger. Money taken back ends the lease's room first (then Redis sees it all), so a
+// request is never admitted from a lease on money that is gone; other nodes learn it at their next flush.
+func (l *Leased) AdjustUser(ctx context.Context, userID, delta int64) error {
+	if err := l.Redis.AdjustUser(ctx, userID, delta); err != nil {
+		return err
+	}
+	if delta < 0 {
+		l.shrink(ctx, userID)
+	}
+	return nil
+}
+
+// Forget implements Ledger; the user's lease gives back its room, as the reloaded balance may be lower.
+func (l *Leased) Forget(ctx context.Context, userID, tokenID int64) error {
+	if err := l.Redis.Forget(ctx, userID, tokenID); err != nil {
+		return err
+	}
+	if userID != 0 {
+		l.shrink(ctx, userID)
+	}
+	return nil
+}
