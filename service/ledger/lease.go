@@ -329,20 +329,42 @@ func (l *Leased) Release(ctx context.Context, reqID string) error {
 }
 
 // UserBalance implements Ledger: Redis' figure (bal - held) counts this node's whole lease as held; the part
-// no local request holds or was charged (its room) is the user's.
+// no local request holds or was charged (its room) is the user's. Redis is read while no flush of the lease is
+// in flight and none is applied meanwhile (a flush's resize would otherwise show before the node knows it).
 func (l *Leased) UserBalance(ctx context.Context, userID int64) (int64, error) {
-	v, err := l.Redis.UserBalance(ctx, userID)
-	if err != nil {
-		return 0, err
+	for range 5 {
+		l.mu.Lock()
+		ls := l.leases[userID]
+		if ls == nil || ls.fresh {
+			l.mu.Unlock()
+			return l.Redis.UserBalance(ctx, userID)
+		}
+		if ls.inflight != nil {
+			passed := l.passed
+			l.mu.Unlock()
+			select {
+			case <-passed:
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		seq := ls.seq
+		l.mu.Unlock()
+		v, err := l.Redis.UserBalance(ctx, userID)
+		if err != nil {
+			return 0, err
+		}
+		l.mu.Lock()
+		if l.leases[userID] == ls && ls.inflight == nil && ls.seq == seq {
+			v += ls.room()
+			l.mu.Unlock()
+			return v, nil
+		}
+		l.mu.Unlock()
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if ls := l.leases[userID]; ls != nil && !ls.fresh {
-		// A flush in flight changes Redis' bal and held by the same charge (v stays) and the lease and pending
-		// by it too (the room stays); only a resize it makes shows a moment early.
-		v += ls.room()
-	}
-	return v, nil
+	return l.Redis.UserBalance(ctx, userID) // the lease kept flushing: Redis' figure, its room counted as held
 }
 
 // AdjustUser implements Ledger. Money taken back ends the lease's room first (then Redis sees it all), so a
