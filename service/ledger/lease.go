@@ -284,8 +284,7 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 		l.rememberLocked(reqID, s)
 		l.mu.Unlock()
 	}
-	l.poke()
-	return s, nil
+	return s, nil // the charge goes out with the lease's next flush
 }
 
 // chargeOutside takes amount from the user's free balance in Redis the ordinary way: an empty hold settled
