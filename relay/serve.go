@@ -179,7 +179,7 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	defer release()
 	if rq.billable() {
 		hold := r.estimate(rq, f.maxOut, f.choices)
-		if r.Headroom != nil && r.Headroom.Ample(rq, hold) {
+		if r.Headroom != nil && !r.reservesInProcess(rq, hold) && r.Headroom.Ample(rq, hold) {
 			rq.pending = make(chan *relayError, 1)
 			ctx := context.WithoutCancel(c.Request.Context())
 			go func() { rq.pending <- r.reserve(ctx, rq, hold) }()
@@ -201,6 +201,15 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 		defer r.Logs.End()
 		r.finish(fin, rq, out)
 	}()
+}
+
+// reservesInProcess reports whether the ledger answers this reservation without a round trip (a node-local
+// lease has room): then it is simply made, not overlapped with the upstream call.
+func (r *Relay) reservesInProcess(rq *request, hold int64) bool {
+	c, ok := r.Ledger.(interface {
+		Covers(ledger.Account, int64) bool
+	})
+	return ok && c.Covers(rq.account(), hold)
 }
 
 // finishing is what finish needs from the request after its gin context is recycled.

@@ -158,7 +158,7 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 		return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
 	}
 	ls := l.leases[acct.UserID]
-	if ls != nil && !ls.closing && !ls.fresh && ls.room() >= amount && now.Sub(ls.lastFlushed) < l.opt.LeaseTTL/2 {
+	if l.usable(ls, amount, now) {
 		ls.outstanding += amount
 		ls.lastUse = now
 		if ls.room() < ls.granted/2 { // grow before it runs out
@@ -221,6 +221,22 @@ func (l *Leased) shrink(ctx context.Context, uid int64) bool {
 	}
 	l.mu.Unlock()
 	return true
+}
+
+// usable reports whether ls may admit a request of amount now. Called with l.mu held.
+func (l *Leased) usable(ls *lease, amount int64, now time.Time) bool {
+	return ls != nil && !ls.closing && !ls.fresh && ls.room() >= amount && now.Sub(ls.lastFlushed) < l.opt.LeaseTTL/2
+}
+
+// Covers reports whether a Reserve of amount on acct would be answered in process right now (a lease has
+// room), so the caller need not overlap it with anything.
+func (l *Leased) Covers(acct Account, amount int64) bool {
+	if !leaseable(acct) {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.usable(l.leases[acct.UserID], amount, time.Now())
 }
 
 func (l *Leased) leaseID(uid int64) string {

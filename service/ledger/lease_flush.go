@@ -121,6 +121,8 @@ func (l *Leased) send(ctx context.Context, jobs []job, now time.Time) {
 		if asInt(res, 0) == -2 {
 			if err := l.ensure(ctx, "u", j.uid); err != nil {
 				slog.Warn("ledger: lease flush: load user", "user", j.uid, "err", err)
+			} else {
+				l.poke() // loaded: send it again at once
 			}
 			continue
 		}

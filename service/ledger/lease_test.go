@@ -103,6 +103,11 @@ func TestLeased_RequestsFromALeaseSendNothingToRedis(t *testing.T) {
 	must(t, l.Reserve(ctx, "first", unlimited, 100)) // in Redis; asks for a lease (granted at once: poked)
 	waitLease(t, l, 100)
 
+	if !l.Covers(unlimited, 100) || l.Covers(unlimited, 1_000_000) || l.Covers(limited, 100) {
+		t.Fatalf("Covers: %v for 100 (want true), %v for 1,000,000 and %v for a limited key (want false)",
+			l.Covers(unlimited, 100), l.Covers(unlimited, 1_000_000), l.Covers(limited, 100))
+	}
+
 	var calls callCounter
 	client.AddHook(&calls)
 	for i := range 20 { // 20 × 40 charged stays below half the lease (3,200): no growth, so no flush
