@@ -51,8 +51,8 @@ type Leased struct {
 	wake   chan struct{}
 	passed chan struct{} // closed when a flush pass ends (guarded by mu)
 	stop   chan struct{}
-	done chan struct{}
-	once sync.Once
+	done   chan struct{}
+	once   sync.Once
 }
 
 // LeaseOptions tunes the leases; zero fields take the defaults.
@@ -70,6 +70,7 @@ type lease struct {
 	granted              int64 // the lease's amount in Redis after the last flush
 	pending              int64 // charged locally since the last flush
 	outstanding          int64 // holds of local requests not yet settled or released
+	reqs                 int   // local requests not yet settled or released (a zero hold adds nothing to outstanding)
 	want                 int64 // the size the flusher grows the lease to
 	free                 int64 // the user's bal - held in Redis at the last flush
 	lastUse, lastFlushed time.Time
@@ -89,7 +90,15 @@ type localHold struct {
 
 // room is what a new request may still take from the lease: less when the user's free balance in Redis was
 // below zero at the last flush (an admin took money back on another node: the lease covers that first).
-func (l *lease) room() int64 { return l.granted - l.pending - l.outstanding + min(l.free, 0) }
+// A flush in flight that shrinks the lease (a closing one: want below granted - charge) counts as applied, so
+// that a Settle cannot take excess from room that flush is giving back to Redis.
+func (l *lease) room() int64 {
+	g := l.granted
+	if f := l.inflight; f != nil && f.want+f.charge < g {
+		g = f.want + f.charge
+	}
+	return g - l.pending - l.outstanding + min(l.free, 0)
+}
 
 // NewLeased wraps r; Start runs its flusher.
 func NewLeased(r *Redis, opt LeaseOptions) *Leased {
@@ -124,7 +133,7 @@ func (l *Leased) Start() *Leased {
 }
 
 // Close sends what was charged locally and ends every lease that has no request outstanding (one with
-// requests still outstanding is left to the sweep).
+// requests still outstanding is left to the sweep); a flush that keeps failing is reported.
 func (l *Leased) Close(ctx context.Context) error {
 	l.once.Do(func() { close(l.stop) })
 	<-l.done
@@ -133,8 +142,19 @@ func (l *Leased) Close(ctx context.Context) error {
 		ls.closing = true
 	}
 	l.mu.Unlock()
-	l.flushAll(ctx, true)
-	return nil
+	for range 3 {
+		l.flushAll(ctx, true)
+		l.mu.Lock()
+		var unsent int64
+		for _, ls := range l.leases {
+			unsent += ls.pending
+		}
+		l.mu.Unlock()
+		if unsent == 0 {
+			return nil
+		}
+	}
+	return errors.New("ledger: leases: charges not sent to Redis at close")
 }
 
 func leaseable(acct Account) bool { return !acct.TokenLimited && len(acct.Windows) == 0 }
@@ -157,9 +177,14 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 		l.mu.Unlock()
 		return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
 	}
+	if _, dup := l.direct[reqID]; dup {
+		l.mu.Unlock()
+		return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
+	}
 	ls := l.leases[acct.UserID]
 	if l.usable(ls, amount, now) {
 		ls.outstanding += amount
+		ls.reqs++
 		ls.lastUse = now
 		if ls.room() < ls.granted/2 { // grow before it runs out
 			ls.want = max(ls.want, 2*(ls.outstanding+ls.pending))
@@ -193,12 +218,12 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 	return err
 }
 
-// shrink makes the user's lease give its room back to Redis (it takes no new request from then on) and waits
-// for that flush; false when there was no room to give.
+// shrink makes the user's lease give its room back to Redis and send what it charged (it takes no new request
+// from then on) and waits for that flush; false when there was nothing to give or send.
 func (l *Leased) shrink(ctx context.Context, uid int64) bool {
 	l.mu.Lock()
 	ls := l.leases[uid]
-	if ls == nil || (!ls.fresh && ls.room() <= 0) {
+	if ls == nil || (!ls.fresh && ls.inflight == nil && ls.room() <= 0 && ls.pending == 0) {
 		l.mu.Unlock()
 		return false
 	}
@@ -272,17 +297,25 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 			// the excess would fall short while money sits unused in it.
 			l.shrink(ctx, d.user)
 		}
-		return l.Redis.Settle(ctx, reqID, actual)
+		s, err := l.Redis.Settle(ctx, reqID, actual)
+		if err == nil && direct && !s.Duplicate {
+			l.mu.Lock()
+			l.rememberLocked(reqID, s) // a later Reserve of this id must be refused here too
+			l.mu.Unlock()
+		}
+		return s, err
 	}
 	delete(l.holds, reqID)
 	ls := l.leases[h.user]
 	ls.outstanding -= h.amount
+	ls.reqs--
 	charge := min(actual, h.amount)
+	ls.pending += charge // before room(): the hold just left outstanding and is spent (up to charge)
 	extra := actual - charge
 	take := min(extra, max(ls.room(), 0))
+	ls.pending += take
 	charge += take
 	extra -= take
-	ls.pending += charge
 	s := Settlement{Held: h.amount, Charged: charge}
 	if extra == 0 {
 		l.rememberLocked(reqID, s)
@@ -316,7 +349,7 @@ func (l *Leased) chargeOutside(ctx context.Context, reqID string, uid, amount in
 func (l *Leased) rememberLocked(reqID string, s Settlement) {
 	l.settled[reqID] = s
 	l.order = append(l.order, reqID)
-	if len(l.order) > l.opt.SettledMax {
+	if len(l.order) > l.opt.SettledMax+l.opt.SettledMax/4 { // evicted in chunks: one shift per SettledMax/4 settles
 		drop := len(l.order) - l.opt.SettledMax
 		for _, id := range l.order[:drop] {
 			delete(l.settled, id)
@@ -332,6 +365,7 @@ func (l *Leased) Release(ctx context.Context, reqID string) error {
 	if ok {
 		delete(l.holds, reqID)
 		l.leases[h.user].outstanding -= h.amount
+		l.leases[h.user].reqs--
 	}
 	l.mu.Unlock()
 	if ok {
@@ -350,7 +384,7 @@ func (l *Leased) UserBalance(ctx context.Context, userID int64) (int64, error) {
 	for range 5 {
 		l.mu.Lock()
 		ls := l.leases[userID]
-		if ls == nil || ls.fresh {
+		if ls == nil { // a fresh lease goes the general way: its grant may be in flight (and applied in Redis)
 			l.mu.Unlock()
 			return l.Redis.UserBalance(ctx, userID)
 		}
@@ -373,7 +407,7 @@ func (l *Leased) UserBalance(ctx context.Context, userID int64) (int64, error) {
 		}
 		l.mu.Lock()
 		if l.leases[userID] == ls && ls.inflight == nil && ls.seq == seq {
-			v += ls.room()
+			v += ls.granted - ls.pending - ls.outstanding // Redis' bal - held already has any deficit
 			l.mu.Unlock()
 			return v, nil
 		}
@@ -394,13 +428,12 @@ func (l *Leased) AdjustUser(ctx context.Context, userID, delta int64) error {
 	return nil
 }
 
-// Forget implements Ledger; the user's lease gives back its room, as the reloaded balance may be lower.
+// Forget implements Ledger. The user's lease first sends its charges and gives back its room (the reloaded
+// balance may be lower): a charge still unsent when SQL is read again would be taken twice if SQL already had
+// it, so only the old window remains (SQL reloaded before the log writer wrote a charge).
 func (l *Leased) Forget(ctx context.Context, userID, tokenID int64) error {
-	if err := l.Redis.Forget(ctx, userID, tokenID); err != nil {
-		return err
-	}
 	if userID != 0 {
 		l.shrink(ctx, userID)
 	}
-	return nil
+	return l.Redis.Forget(ctx, userID, tokenID)
 }

@@ -69,7 +69,7 @@ func (l *Leased) flushAll(ctx context.Context, closing bool) int {
 // nextFlush decides what a lease sends now, if anything. Called with l.mu held.
 func (l *Leased) nextFlush(ls *lease, now time.Time, closing bool) (flush, bool) {
 	f := flush{seq: ls.seq + 1, charge: ls.pending}
-	if ls.outstanding == 0 && (closing || now.Sub(ls.lastUse) >= l.opt.IdleAfter) {
+	if ls.reqs == 0 && (closing || now.Sub(ls.lastUse) >= l.opt.IdleAfter) {
 		ls.closing = true
 	}
 	switch {
@@ -158,7 +158,7 @@ func (l *Leased) apply(j job, res []any, now time.Time) {
 		slog.Error("ledger: lease flush: unexpected answer", "user", j.uid, "answer", res)
 		ls.closing = true
 	}
-	if ls.granted == 0 && ls.outstanding == 0 && ls.pending == 0 && l.leases[j.uid] == ls {
+	if ls.granted == 0 && ls.reqs == 0 && ls.pending == 0 && l.leases[j.uid] == ls {
 		delete(l.leases, j.uid)
 	}
 }

@@ -49,7 +49,6 @@ func (c *callCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 	}
 }
 
-
 // leasedOn builds a leased node over client and prefix (two nodes share both), flushed every 5 ms.
 func leasedOn(t *testing.T, client *redis.Client, prefix string, loader Loader, lo LeaseOptions, opts ...Option) *Leased {
 	t.Helper()
