@@ -20,8 +20,12 @@ func NewTransport() *http.Transport {
 		ExpectContinueTimeout: time.Second,
 		// Streams must not be gzip-decoded in one piece, and we pass bodies through as they come.
 		DisableCompression: true,
-		WriteBufferSize:    32 << 10,
-		ReadBufferSize:     32 << 10,
+		// Each upstream connection keeps its two buffers for life, busy or idle: 4 KB each (Go's default) rather
+		// than 32 KB saves 56 KB per concurrent stream and per idle connection. Nothing is slowed by it: a read
+		// of at least the buffer's size (the stream reader's, io.ReadAll's) bypasses the buffer, and a request
+		// body larger than the buffer is copied to the connection directly.
+		WriteBufferSize: 4 << 10,
+		ReadBufferSize:  4 << 10,
 	}
 }
 

@@ -21,9 +21,10 @@ var files embed.FS
 // prefers them in when the browser accepts several.
 var encodings = [...]struct{ name, ext string }{{"br", ".br"}, {"gzip", ".gz"}}
 
-// asset is one servable file of dist: its Content-Type and which precompressed variants exist beside it.
+// asset is one servable file of dist: which precompressed variants exist beside it. Its Content-Type is looked
+// up when it is served, not here: the first mime lookup loads the system's type tables (~0.5 MB of heap), which
+// a gateway nobody opens the console of never needs.
 type asset struct {
-	ctype    string
 	variants [len(encodings)]bool
 }
 
@@ -56,10 +57,7 @@ func newHandler(root fs.FS) *Handler {
 		if isVariant(p, all) {
 			continue
 		}
-		a := &asset{ctype: mime.TypeByExtension(path.Ext(p))}
-		if a.ctype == "" {
-			a.ctype = "application/octet-stream"
-		}
+		a := &asset{}
 		for i, e := range encodings {
 			a.variants[i] = all[p+e.ext]
 		}
@@ -71,6 +69,14 @@ func newHandler(root fs.FS) *Handler {
 		h.page, _ = files.ReadFile("placeholder.html")
 	}
 	return h
+}
+
+// contentType is the Content-Type of dist file p (by its extension).
+func contentType(p string) string {
+	if t := mime.TypeByExtension(path.Ext(p)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
 }
 
 // isVariant reports whether p is a compressed copy of another file of the build.
@@ -134,7 +140,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p string, a *ass
 		http.Error(w, "not found", http.StatusNotFound)
 		return
 	}
-	hdr.Set("Content-Type", a.ctype)
+	hdr.Set("Content-Type", contentType(p))
 	if enc != "" {
 		hdr.Set("Content-Encoding", enc)
 	}

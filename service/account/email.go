@@ -324,7 +324,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPw, ip string) er
 		return err
 	}
 	// The password is checked before the token is spent: a refused password leaves the link usable.
-	if err := s.policy.check("new_password", u.Username, newPw); err != nil {
+	if err := s.policy().check("new_password", u.Username, newPw); err != nil {
 		return err
 	}
 	if err := s.store.UseEmailToken(ctx, t.ID, now); errors.Is(err, model.ErrNotFound) {

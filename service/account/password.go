@@ -16,7 +16,8 @@ import (
 var commonPasswords string
 
 // passwordPolicy refuses passwords that are short, lack a letter or a digit, are among the most common
-// passwords, or contain the username. The common list is a set built once per service (not a scan per request).
+// passwords, or contain the username. The common list is a set built once per service, on first use (not a scan
+// per request).
 type passwordPolicy struct {
 	common map[string]struct{}
 }

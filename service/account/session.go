@@ -285,7 +285,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID int64, oldPw, newPw
 		// Signed in already: the name is not in question, only the password typed as the current one.
 		return apperr.New(http.StatusBadRequest, "wrong_current_password")
 	}
-	if err := s.policy.check("new_password", u.Username, newPw); err != nil {
+	if err := s.policy().check("new_password", u.Username, newPw); err != nil {
 		return err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(newPw), s.opt.BcryptCost)
