@@ -55,13 +55,14 @@ func NewTokens(client *http.Client, now func() time.Time) *Tokens {
 // Token returns a live access token for the service-account key file saJSON.
 func (t *Tokens) Token(ctx context.Context, saJSON string) (string, error) {
 	id := sha256.Sum256([]byte(saJSON))
-	t.mu.Lock()
-	tok, ok := t.cache[id]
-	t.mu.Unlock()
-	if ok && t.now().Before(tok.expires.Add(-refreshBefore)) {
+	if tok, ok := t.cached(id); ok {
 		return tok.access, nil
 	}
 	ch := t.group.DoChan(string(id[:]), func() (any, error) {
+		// A flight that ended between the look-up above and this one has stored its token: use it.
+		if tok, ok := t.cached(id); ok {
+			return tok, nil
+		}
 		// The exchange outlives any one caller (others wait for it), so it has its own deadline.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exchangeTimeout)
 		defer cancel()
@@ -83,6 +84,14 @@ func (t *Tokens) Token(ctx context.Context, saJSON string) (string, error) {
 		}
 		return res.Val.(token).access, nil
 	}
+}
+
+// cached returns the key's token if it is more than refreshBefore from its expiry.
+func (t *Tokens) cached(id [32]byte) (token, bool) {
+	t.mu.Lock()
+	tok, ok := t.cache[id]
+	t.mu.Unlock()
+	return tok, ok && t.now().Before(tok.expires.Add(-refreshBefore))
 }
 
 // exchange signs a JWT assertion with the key and trades it for an access token.
