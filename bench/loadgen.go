@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -177,8 +178,10 @@ func (g *Gen) Closed(ctx context.Context, t Target, s Shot, ph Phase) Result {
 	return res[t.Name]
 }
 
-// Interleaved drives several targets at once: each worker sends one request to each target in turn (rotating
-// the order), so slow drifts of the machine hit every target alike. Used at low concurrency.
+// Interleaved drives several targets at once: each worker sends one request to each target per round, in an
+// order shuffled every round, so slow drifts of the machine hit every target alike and no target always
+// follows the same one (a gateway still finishing its last request in the background — logging, settling —
+// would otherwise always slow the same neighbour). Used at low concurrency.
 func (g *Gen) Interleaved(ctx context.Context, ts []Target, s Shot, ph Phase) map[string]Result {
 	begin := time.Now()
 	from, end := begin.Add(ph.Warmup), begin.Add(ph.Warmup+ph.Duration)
@@ -192,13 +195,19 @@ func (g *Gen) Interleaved(ctx context.Context, ts []Target, s Shot, ph Phase) ma
 			mine[t.Name] = &Result{}
 		}
 		perWorker[w] = mine
+		rng := rand.New(rand.NewPCG(uint64(begin.UnixNano()), uint64(w)))
+		order := make([]int, len(ts))
 		wg.Go(func() {
-			for round := w; ctx.Err() == nil; round++ {
-				for k := range ts {
+			for ctx.Err() == nil {
+				for k := range order {
+					order[k] = k
+				}
+				rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+				for _, k := range order {
 					if time.Now().After(end) {
 						return
 					}
-					t := ts[(round+k)%len(ts)]
+					t := ts[k]
 					smp := g.Do(ctx, t, s)
 					if fin := time.Now(); !fin.Before(from) && !fin.After(end) {
 						mine[t.Name].add(smp)

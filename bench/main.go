@@ -41,6 +41,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -60,9 +61,17 @@ type config struct {
 	jsonPath      string
 	repo          string
 	bin           string
-	strategy      string // routing strategy of every model on the measured nodes ("" = priority, the default)
-	channels      int    // copies of the bench channel (the routing decision then ranks this many candidates)
+	strategy      string          // routing strategy of every model on the measured nodes ("" = priority, the default)
+	channels      int             // copies of the bench channel (the routing decision then ranks this many candidates)
+	phases        map[string]bool // the phases to run (-phases); all when empty
+	compare       string          // a second Tollgate binary, measured as tollgate-sqlite-b in the same run (-compare)
 }
+
+// phaseNames are the measuring phases, in the order they run.
+var phaseNames = []string{"throughput", "latency", "ttfb", "paced", "streams", "many"}
+
+// runs says whether phase p is to run.
+func (c config) runs(p string) bool { return len(c.phases) == 0 || c.phases[p] }
 
 func main() {
 	serve := flag.String("serve-proxy", "", "internal: serve the plain proxy to this upstream URL")
@@ -80,7 +89,21 @@ func main() {
 	flag.StringVar(&cfg.bin, "tollgate-bin", "", "use this Tollgate binary instead of building one")
 	flag.StringVar(&cfg.strategy, "strategy", "", "routing strategy for every model: priority, performance, cost, balanced, round_robin, least_busy (empty: the default)")
 	flag.IntVar(&cfg.channels, "channels", 1, "copies of the bench channel on the same fake upstream (candidates per routing decision)")
+	flag.StringVar(&cfg.compare, "compare", "", "also measure this Tollgate binary on SQLite + memory, as target tollgate-sqlite-b (A/B of two builds in one run)")
+	phases := flag.String("phases", "", "only these phases, comma-separated: "+strings.Join(phaseNames, ", ")+" (empty: all; for profiling one)")
 	flag.Parse()
+	for _, p := range strings.Split(*phases, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		} else if !slices.Contains(phaseNames, p) {
+			fmt.Fprintln(os.Stderr, "bench: unknown phase", p)
+			os.Exit(2)
+		}
+		if cfg.phases == nil {
+			cfg.phases = map[string]bool{}
+		}
+		cfg.phases[p] = true
+	}
 	cfg.rounds = max(cfg.rounds, 1)
 	if *serve != "" {
 		if err := serveProxy(*proxyAddr, *serve); err != nil {
@@ -191,26 +214,36 @@ func measure(ctx context.Context, cfg config, targets []Target, rep *Report) {
 	}
 	// Throughput runs each target alone, in rounds that alternate the targets, so a neighbour's burst on a
 	// shared machine does not land on one target only.
-	logf("throughput: %d workers, %v per target in %d rounds", cfg.concurrency, cfg.duration, cfg.rounds)
-	rep.Throughput = roundsAlone(ctx, g, cfg, targets, shotPlain())
+	if cfg.runs("throughput") {
+		logf("throughput: %d workers, %v per target in %d rounds", cfg.concurrency, cfg.duration, cfg.rounds)
+		rep.Throughput = roundsAlone(ctx, g, cfg, targets, shotPlain())
+	}
 	one := Phase{1, cfg.warmup, cfg.duration}
-	logf("latency at concurrency 1, all targets interleaved, %v", cfg.duration)
-	rep.Latency1 = map[string]Summary{}
-	for name, r := range g.Interleaved(ctx, targets, shotPlain(), one) {
-		rep.Latency1[name] = r.Summary()
+	if cfg.runs("latency") {
+		logf("latency at concurrency 1, all targets interleaved, %v", cfg.duration)
+		rep.Latency1 = map[string]Summary{}
+		for name, r := range g.Interleaved(ctx, targets, shotPlain(), one) {
+			rep.Latency1[name] = r.Summary()
+		}
 	}
-	logf("stream time to first event at concurrency 1, %v", cfg.duration)
-	rep.TTFB1 = map[string]Summary{}
-	for name, r := range g.Interleaved(ctx, targets, shotStream(modelFast), one) {
-		rep.TTFB1[name] = r.TTFB()
+	if cfg.runs("ttfb") {
+		logf("stream time to first event at concurrency 1, %v", cfg.duration)
+		rep.TTFB1 = map[string]Summary{}
+		for name, r := range g.Interleaved(ctx, targets, shotStream(modelFast), one) {
+			rep.TTFB1[name] = r.TTFB()
+		}
 	}
-	logf("paced streams, %d workers, %v", cfg.streamWorkers, cfg.duration)
-	rep.Paced = pacedStats(g.Interleaved(ctx, targets, shotStream(modelPaced), Phase{cfg.streamWorkers, cfg.warmup, cfg.duration}))
+	if cfg.runs("paced") {
+		logf("paced streams, %d workers, %v", cfg.streamWorkers, cfg.duration)
+		rep.Paced = pacedStats(g.Interleaved(ctx, targets, shotStream(modelPaced), Phase{cfg.streamWorkers, cfg.warmup, cfg.duration}))
+	}
 
 	plain := withoutConverted(targets)
-	logf("stream throughput: %d workers, streams of %d chunks, %v per target in %d rounds", cfg.concurrency, burstChunks, cfg.duration, cfg.rounds)
-	rep.StreamThroughput = streamThroughput(ctx, g, cfg, plain)
-	if cfg.manyStreams <= 0 {
+	if cfg.runs("streams") {
+		logf("stream throughput: %d workers, streams of %d chunks, %v per target in %d rounds", cfg.concurrency, burstChunks, cfg.duration, cfg.rounds)
+		rep.StreamThroughput = streamThroughput(ctx, g, cfg, plain)
+	}
+	if cfg.manyStreams <= 0 || !cfg.runs("many") {
 		return
 	}
 	events, err := eventsPerStream(ctx, g, targets[0])
@@ -317,7 +350,7 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 			}
 			if err == nil {
 				targets = append(targets, Target{Name: "tollgate-" + shape, URL: base, Key: key, Pid: p.Pid(), API: api})
-				if shape == "sqlite" { // the translated path, measured once: the protocol work is the same on both shapes
+				if shape == "sqlite" && os.Getenv("BENCH_NO_CONV") == "" { // the translated path, measured once: the protocol work is the same on both shapes
 					targets = append(targets, Target{Name: "tollgate-" + shape + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
 				}
 				continue
@@ -326,6 +359,29 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 		msg := fmt.Sprintf("Tollgate %s: %v", shape, err)
 		logf("%s", msg)
 		notes = append(notes, note{msg: msg, failed: true})
+	}
+	if cfg.compare != "" {
+		dir := filepath.Join(tmp, "b")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return nil, nil, err
+		}
+		logf("starting the comparison Tollgate %s (sqlite)", cfg.compare)
+		sh := sqliteShape(dir)
+		sh.name = "sqlite-b"
+		p, base, err := startTollgate(ctx, cfg.compare, dir, sh)
+		if err != nil {
+			return nil, nil, err
+		}
+		*procs = append(*procs, p)
+		up.ClearRequests()
+		key, api, err := setupTollgate(ctx, base, up, cfg.strategy, cfg.channels)
+		if err != nil {
+			return nil, nil, p.failure("setup failed: " + err.Error())
+		}
+		targets = append(targets, Target{Name: "tollgate-" + sh.name, URL: base, Key: key, Pid: p.Pid(), API: api})
+		if os.Getenv("BENCH_NO_CONV") == "" { // the same load as the first SQLite node's (its translated target too)
+			targets = append(targets, Target{Name: "tollgate-" + sh.name + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
+		}
 	}
 	return targets, notes, nil
 }

@@ -97,10 +97,6 @@ func isConverted(name string) bool { return strings.HasSuffix(name, convSuffix) 
 // computeChecks compares every Tollgate target with the proxy.
 func (r *Report) computeChecks() {
 	r.Checks = nil
-	px, ok := r.Throughput["proxy"]
-	if !ok {
-		return
-	}
 	for _, t := range r.Targets {
 		if !isGateway(t) {
 			continue
@@ -112,22 +108,28 @@ func (r *Report) computeChecks() {
 			}
 			r.Checks = append(r.Checks, c)
 		}
-		v := ratio(r.Throughput[t].RPS, px.RPS)
-		minRPS := minRPSRatio
-		if strings.HasSuffix(t, "-mysql") {
-			minRPS = minRPSRatioRedis
+		if s, ok := r.Throughput[t]; ok {
+			v := ratio(s.RPS, r.Throughput["proxy"].RPS)
+			minRPS := minRPSRatio
+			if strings.HasSuffix(t, "-mysql") {
+				minRPS = minRPSRatioRedis
+			}
+			add("non-stream RPS / proxy", v, minRPS, v >= minRPS)
 		}
-		add("non-stream RPS / proxy", v, minRPS, v >= minRPS)
 		limit := maxAddedRatio
 		if isConverted(t) {
 			limit = maxConvertedRatio
 		}
-		v = r.addedRatio(r.Latency1, t)
-		add("added latency c=1 / proxy's", v, limit, v <= limit)
-		v = r.addedRatio(r.TTFB1, t)
-		add("added stream TTFB c=1 / proxy's", v, limit, v <= limit)
+		if r.Latency1 != nil {
+			v := r.addedRatio(r.Latency1, t)
+			add("added latency c=1 / proxy's", v, limit, v <= limit)
+		}
+		if r.TTFB1 != nil {
+			v := r.addedRatio(r.TTFB1, t)
+			add("added stream TTFB c=1 / proxy's", v, limit, v <= limit)
+		}
 		if p, ok := r.Paced[t]; ok {
-			v = (p.MaxLag - r.Paced["proxy"].MaxLag) / ms(pacedDelay)
+			v := (p.MaxLag - r.Paced["proxy"].MaxLag) / ms(pacedDelay)
 			add("frames behind proxy (paced stream)", v, maxFramesLag, v < maxFramesLag && p.Errors == 0 && p.Streams > 0)
 			v = p.GapP99 - r.Paced["proxy"].GapP99
 			add("added gap p99 ms (paced stream)", v, maxAddedGapP99, v <= maxAddedGapP99 && p.Streams > 0)
