@@ -64,6 +64,7 @@ func run() error {
 		// Profiles only on the internal listener: they reveal internals and cost CPU while running.
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 		msrv := &http.Server{Addr: cfg.MetricsAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go func() { errc <- msrv.ListenAndServe() }()
 		defer msrv.Close()

@@ -287,7 +287,7 @@ func retryAfter(h http.Header) time.Duration {
 			return d
 		}
 	}
-	if t, err := time.Parse(time.RFC3339, h.Get("anthropic-ratelimit-requests-reset")); err == nil {
+	if t, err := time.Parse(time.RFC3339, headerValue(h, "Anthropic-Ratelimit-Requests-Reset")); err == nil {
 		return time.Until(t)
 	}
 	return 0
@@ -313,6 +313,14 @@ func classifyErr(err error, cause error, clientGone bool) *failure {
 	return f
 }
 
+// headerValue is h.Get for a name already in canonical form.
+func headerValue(h http.Header, canonical string) string {
+	if v := h[canonical]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // rateLimitOf reads the upstream's remaining-requests budget and its reset time (OpenAI x-ratelimit-*,
 // Anthropic anthropic-ratelimit-requests-*), for the channel's live metrics and the key's budget: remaining is
 // -1 when no header reports it (0 is a spent budget, which makes health skip the key until the reset).
@@ -321,16 +329,25 @@ func rateLimitOf(h http.Header) (remaining int64, reset time.Time) {
 	if h == nil {
 		return remaining, time.Time{}
 	}
-	for _, k := range []string{"x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining"} {
-		if n, err := strconv.ParseInt(h.Get(k), 10, 64); err == nil {
-			remaining = n
-			break
+	// Absent headers are skipped before parsing (a failed parse allocates its error, on every answer), and
+	// the names are canonical already (Get would allocate a canonical copy of a lower-case name).
+	for _, k := range []string{"X-Ratelimit-Remaining-Requests", "Anthropic-Ratelimit-Requests-Remaining"} {
+		if v := headerValue(h, k); v != "" {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				remaining = n
+				break
+			}
 		}
 	}
-	if d, err := time.ParseDuration(h.Get("x-ratelimit-reset-requests")); err == nil {
-		reset = time.Now().Add(d)
-	} else if t, err := time.Parse(time.RFC3339, h.Get("anthropic-ratelimit-requests-reset")); err == nil {
-		reset = t
+	if v := headerValue(h, "X-Ratelimit-Reset-Requests"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return remaining, time.Now().Add(d)
+		}
+	}
+	if v := headerValue(h, "Anthropic-Ratelimit-Requests-Reset"); v != "" {
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			reset = t
+		}
 	}
 	return remaining, reset
 }

@@ -102,11 +102,17 @@ func tpmCounters(k *caller) [2]minuteCounter {
 // tokens already counted this minute: an increment by 0 reads the counter) at admission time at.
 func (r *Relay) limitRate(ctx context.Context, k *caller, at time.Time) *relayError {
 	for _, l := range rpmCounters(k) {
+		if l.limit <= 0 {
+			continue // checked here too: the call below would box its arguments for nothing
+		}
 		if rerr := r.countMinute(ctx, l, at, 1, l.limit); rerr != nil {
 			return rerr
 		}
 	}
 	for _, l := range tpmCounters(k) {
+		if l.limit <= 0 {
+			continue
+		}
 		if rerr := r.countMinute(ctx, l, at, 0, l.limit-1, l.limit); rerr != nil {
 			return rerr
 		}

@@ -32,17 +32,13 @@ var (
 type exchange struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	timers []*time.Timer
-	idle   time.Duration
-	idleT  *time.Timer
+	watch  *watchdog
 	start  time.Time
 	resp   *http.Response
 }
 
 func (x *exchange) close() {
-	for _, t := range x.timers {
-		t.Stop()
-	}
+	x.watch.stop()
 	if x.resp != nil {
 		x.resp.Body.Close()
 	}
@@ -53,7 +49,7 @@ func (x *exchange) close() {
 func (x *exchange) Read(p []byte) (int, error) {
 	n, err := x.resp.Body.Read(p)
 	if n > 0 {
-		x.idleT.Reset(x.idle)
+		x.watch.read()
 	}
 	return n, err
 }
@@ -98,14 +94,11 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *le
 	ctx, cancel := context.WithCancelCause(parent)
 	x := &exchange{ctx: ctx, cancel: cancel, start: time.Now()}
 	to := ch.Timeouts.V
-	x.idle = pickDur(to.IdleMs, defaultTimeouts.idle)
 	totalD, totalCause := rq.limits.capEnd(x.start, pickDur(to.TotalMs, defaultTimeouts.total), errTotalTimeout)
 	fbD, fbCause := rq.limits.capFirstByte(x.start, pickDur(to.FirstByteMs, defaultTimeouts.firstByte), errFirstByteTimeout)
-	total := time.AfterFunc(totalD, func() { cancel(totalCause) })
-	connect := time.AfterFunc(pickDur(to.ConnectMs, defaultTimeouts.connect), func() { cancel(errConnectTimeout) })
-	firstByte := time.AfterFunc(fbD, func() { cancel(fbCause) })
-	x.timers = []*time.Timer{total, connect, firstByte}
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connect.Stop() }}
+	x.watch = newWatchdog(cancel, x.start, totalD, totalCause, pickDur(to.ConnectMs, defaultTimeouts.connect), fbD, fbCause,
+		pickDur(to.IdleMs, defaultTimeouts.idle))
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { x.watch.connected() }}
 	call := &adaptor.Call{
 		Endpoint: lg.ep, Stream: rq.stream, UpstreamModel: upstreamModel, Body: body, Header: in,
 		BaseURL: ch.BaseURL, Key: ch.Keys[keyIdx],
@@ -137,8 +130,6 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *le
 		req.Header.Set(k, v)
 	}
 	resp, err := r.Client.Do(req)
-	firstByte.Stop()
-	connect.Stop()
 	if err != nil {
 		f := classifyErr(err, context.Cause(ctx), parent.Err() != nil)
 		x.close()
@@ -148,8 +139,7 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *le
 		u.Unframe(resp) // a binary-framed stream read as the family's SSE events
 	}
 	x.resp = resp
-	x.idleT = time.AfterFunc(x.idle, func() { cancel(errIdleTimeout) })
-	x.timers = append(x.timers, x.idleT)
+	x.watch.headers()
 	if resp.StatusCode >= 300 { // a 3xx too: the client does not follow redirects (NewClient); classify says bad_reply
 
 		b, _ := io.ReadAll(io.LimitReader(x, 1<<20))

@@ -182,21 +182,50 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	if !u.IsObject() {
 		return
 	}
-	r := u.Get("@this").Map()
-	prompt, hasPrompt := r["prompt_tokens"]
+	// One pass over the object (no map): a repeated member counts as its last copy, as a map of it would;
+	// a repeated details object as its first, as a path look-up finds it.
+	var f [4]gjson.Result // prompt_tokens, input_tokens, completion_tokens, output_tokens
+	var has [4]bool
+	var details [2]gjson.Result // prompt_tokens_details, input_tokens_details
+	u.ForEach(func(k, v gjson.Result) bool {
+		i := -1
+		switch k.Str {
+		case "prompt_tokens":
+			i = 0
+		case "input_tokens":
+			i = 1
+		case "completion_tokens":
+			i = 2
+		case "output_tokens":
+			i = 3
+		case "prompt_tokens_details":
+			if !details[0].Exists() {
+				details[0] = v
+			}
+		case "input_tokens_details":
+			if !details[1].Exists() {
+				details[1] = v
+			}
+		}
+		if i >= 0 {
+			f[i], has[i] = v, true
+		}
+		return true
+	})
+	prompt, hasPrompt := f[0], has[0]
 	if !hasPrompt {
-		prompt, hasPrompt = r["input_tokens"]
+		prompt, hasPrompt = f[1], has[1]
 	}
-	out, hasOut := r["completion_tokens"]
+	out, hasOut := f[2], has[2]
 	if !hasOut {
-		out, hasOut = r["output_tokens"]
+		out, hasOut = f[3], has[3]
 	}
 	if !hasPrompt && !hasOut {
 		return
 	}
-	cached := u.Get("prompt_tokens_details.cached_tokens").Int()
+	cached := details[0].Get("cached_tokens").Int()
 	if cached == 0 {
-		cached = u.Get("input_tokens_details.cached_tokens").Int()
+		cached = details[1].Get("cached_tokens").Int()
 	}
 	for _, p := range m.CachedAt {
 		if cached != 0 {

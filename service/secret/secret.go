@@ -12,7 +12,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"math/big"
+	"sync"
 )
 
 // Keyring holds the derived keys; it is safe for concurrent use.
@@ -20,6 +23,7 @@ type Keyring struct {
 	aead   cipher.AEAD
 	macKey []byte
 	jwtKey []byte
+	macs   sync.Pool // HMAC states keyed with macKey: Reset restores the keyed state without rehashing the key
 }
 
 func derive(secret, purpose string) []byte {
@@ -73,9 +77,16 @@ func (k *Keyring) Decrypt(sealed string) (string, error) {
 
 // Hash is the keyed lookup hash (hex HMAC-SHA256) of a secret value.
 func (k *Keyring) Hash(value string) string {
-	m := hmac.New(sha256.New, k.macKey)
-	m.Write([]byte(value))
-	return hex.EncodeToString(m.Sum(nil))
+	m, _ := k.macs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, k.macKey)
+	}
+	m.Reset()
+	_, _ = io.WriteString(m, value)
+	var sum [sha256.Size]byte
+	out := hex.EncodeToString(m.Sum(sum[:0]))
+	k.macs.Put(m)
+	return out
 }
 
 // JWTKey is the HS256 signing key for console sessions.

@@ -1,7 +1,12 @@
 package secret
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -45,4 +50,30 @@ func TestMask(t *testing.T) {
 	if Mask("short") != "****" {
 		t.Fatal("short values are fully masked")
 	}
+}
+
+// The pooled HMAC states give the same hash as a fresh HMAC, also when many goroutines hash at once.
+func TestHash_PooledStatesMatchAFreshHMAC(t *testing.T) {
+	k, err := New("0123456789abcdef-pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(v string) string {
+		m := hmac.New(sha256.New, derive("0123456789abcdef-pool", "mac"))
+		m.Write([]byte(v))
+		return hex.EncodeToString(m.Sum(nil))
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				v := fmt.Sprintf("sk-%d-%d-%s", g, i, strings.Repeat("x", i%70))
+				if got := k.Hash(v); got != want(v) {
+					t.Errorf("Hash(%q) = %s, want %s", v, got, want(v))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
