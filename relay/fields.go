@@ -35,7 +35,7 @@ type fields struct {
 // completions); elsewhere those are the upstream's business.
 func readFields(body []byte, withN, withBestOf bool) (fields, *relayError) {
 	f := fields{choices: 1}
-	r := gjson.GetManyBytes(body, "model", "stream", "stream_options.include_usage", "max_tokens", "max_completion_tokens", "max_output_tokens", "n", "best_of")
+	r := topFields(body)
 	if r[0].Exists() && r[0].Type != gjson.String {
 		return f, newErr(http.StatusBadRequest, "validation_failed", "model", "must be a string")
 	}
@@ -72,6 +72,36 @@ func readFields(body []byte, withN, withBestOf bool) (fields, *relayError) {
 		f.choices = max(f.choices, n)
 	}
 	return f, nil
+}
+
+// topFields reads, in one pass over the body's top-level members, the fields readFields needs: model,
+// stream, stream_options.include_usage, max_tokens, max_completion_tokens, max_output_tokens, n, best_of.
+// (A look-up per field would scan the whole body once for every field it lacks; bodyshape has refused
+// duplicate keys, so the one member of each name is the one the upstream reads.)
+func topFields(body []byte) [8]gjson.Result {
+	var r [8]gjson.Result
+	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "model":
+			r[0] = v
+		case "stream":
+			r[1] = v
+		case "stream_options":
+			r[2] = v.Get("include_usage")
+		case "max_tokens":
+			r[3] = v
+		case "max_completion_tokens":
+			r[4] = v
+		case "max_output_tokens":
+			r[5] = v
+		case "n":
+			r[6] = v
+		case "best_of":
+			r[7] = v
+		}
+		return true
+	})
+	return r
 }
 
 // intField reads an optional integer field in lo … hi: 0 when absent or null, a 400 naming the field when it
