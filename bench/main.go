@@ -65,6 +65,7 @@ type config struct {
 	channels      int             // copies of the bench channel (the routing decision then ranks this many candidates)
 	phases        map[string]bool // the phases to run (-phases); all when empty
 	compare       string          // a second Tollgate binary, measured as tollgate-sqlite-b in the same run (-compare)
+	noConv        bool            // no translated targets (-no-conv): each node then serves one target, as the MariaDB one does
 }
 
 // phaseNames are the measuring phases, in the order they run.
@@ -90,6 +91,7 @@ func main() {
 	flag.StringVar(&cfg.strategy, "strategy", "", "routing strategy for every model: priority, performance, cost, balanced, round_robin, least_busy (empty: the default)")
 	flag.IntVar(&cfg.channels, "channels", 1, "copies of the bench channel on the same fake upstream (candidates per routing decision)")
 	flag.StringVar(&cfg.compare, "compare", "", "also measure this Tollgate binary on SQLite + memory, as target tollgate-sqlite-b (A/B of two builds in one run)")
+	flag.BoolVar(&cfg.noConv, "no-conv", false, "skip the translated targets: every Tollgate node then serves one target at concurrency 1 (a node serving two answers faster)")
 	phases := flag.String("phases", "", "only these phases, comma-separated: "+strings.Join(phaseNames, ", ")+" (empty: all; for profiling one)")
 	flag.Parse()
 	for _, p := range strings.Split(*phases, ",") {
@@ -350,7 +352,7 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 			}
 			if err == nil {
 				targets = append(targets, Target{Name: "tollgate-" + shape, URL: base, Key: key, Pid: p.Pid(), API: api})
-				if shape == "sqlite" && os.Getenv("BENCH_NO_CONV") == "" { // the translated path, measured once: the protocol work is the same on both shapes
+				if shape == "sqlite" && !cfg.noConv { // the translated path, measured once: the protocol work is the same on both shapes
 					targets = append(targets, Target{Name: "tollgate-" + shape + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
 				}
 				continue
@@ -379,7 +381,7 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 			return nil, nil, p.failure("setup failed: " + err.Error())
 		}
 		targets = append(targets, Target{Name: "tollgate-" + sh.name, URL: base, Key: key, Pid: p.Pid(), API: api})
-		if os.Getenv("BENCH_NO_CONV") == "" { // the same load as the first SQLite node's (its translated target too)
+		if !cfg.noConv { // the same load as the first SQLite node's (its translated target too)
 			targets = append(targets, Target{Name: "tollgate-" + sh.name + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
 		}
 	}
