@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"tollgate/relay/relaytest"
 )
 
 // Target is one endpoint under load: the fake upstream itself, the plain proxy, or a Tollgate.
@@ -57,6 +59,9 @@ type Sample struct {
 	Latency time.Duration
 	// Arrivals are the offsets since sending at which each SSE data line was read (streams only).
 	Arrivals []time.Duration
+	// Transits are, for each data line carrying the fake upstream's send stamp (relaytest.WithSendStamps), how
+	// long it took from being written by the upstream to being read here (same process, same clock).
+	Transits []time.Duration
 	Err      error
 }
 
@@ -115,6 +120,9 @@ func (g *Gen) Do(ctx context.Context, t Target, s Shot) Sample {
 		line, err := br.ReadSlice('\n')
 		if lineStart && bytes.HasPrefix(line, []byte("data:")) {
 			smp.Arrivals = append(smp.Arrivals, time.Since(start))
+			if sent, ok := relaytest.ParseSendStamp(line); ok {
+				smp.Transits = append(smp.Transits, time.Since(sent))
+			}
 			done = bytes.Equal(bytes.TrimSpace(line), []byte("data: [DONE]"))
 		}
 		lineStart = err == nil

@@ -139,7 +139,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	paced := []relaytest.Option{relaytest.WithChunks(pacedChunks), relaytest.WithChunkDelay(pacedDelay)}
+	paced := []relaytest.Option{relaytest.WithChunks(pacedChunks), relaytest.WithChunkDelay(pacedDelay), relaytest.WithSendStamps()}
 	up := relaytest.New(relaytest.ForModel(modelPaced, paced...), relaytest.ForModel(modelPaced+convSuffix, paced...),
 		relaytest.ForModel(modelBurst, relaytest.WithChunks(burstChunks)))
 	defer up.Close()

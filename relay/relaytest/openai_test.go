@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -179,5 +180,33 @@ func TestRouting_RejectsUnknownPathsAndBadJSON(t *testing.T) {
 		if r.status != tt.status || !gjson.GetBytes(r.body, "error.message").Exists() {
 			t.Errorf("%s %q → %d %s, want %d", tt.path, tt.body, r.status, r.body, tt.status)
 		}
+	}
+}
+
+// With send stamps every content delta says when it was written, in order, and a stamp parses back.
+func TestChat_SendStampsTellWhenEachDeltaWasWritten(t *testing.T) {
+	up := relaytest.New(relaytest.WithChunks(3), relaytest.WithChunkDelay(20*time.Millisecond), relaytest.WithSendStamps())
+	defer up.Close()
+	before := time.Now()
+	r := post(t, nil, up.URL+"/v1/chat/completions", `{"model":"gpt-s","stream":true,"messages":[]}`)
+	if r.err != nil || r.status != 200 {
+		t.Fatalf("status %d err %v", r.status, r.err)
+	}
+	var stamps []time.Time
+	for _, ev := range r.events {
+		if at, ok := relaytest.ParseSendStamp([]byte(ev.data)); ok {
+			stamps = append(stamps, at)
+		}
+	}
+	if len(stamps) != 3 {
+		t.Fatalf("%d stamped deltas in %+v, want 3", len(stamps), r.events)
+	}
+	for i, at := range stamps {
+		if at.Before(before) || at.After(time.Now()) || (i > 0 && at.Sub(stamps[i-1]) < 20*time.Millisecond) {
+			t.Fatalf("stamp %d = %v: not in the call, or closer than the pause to the one before (%v)", i, at, stamps)
+		}
+	}
+	if _, ok := relaytest.ParseSendStamp([]byte(`{"content":"sent@12ab"}`)); ok {
+		t.Fatal("a malformed stamp parsed")
 	}
 }

@@ -20,6 +20,7 @@ type behavior struct {
 	headerDelay     time.Duration
 	firstChunkDelay time.Duration
 	text            string
+	sendStamps      bool // each content delta carries the time it was sent (WithSendStamps)
 	models          []string
 	// toolName and toolArgs, when set, make every generation answer one call of that function with those
 	// arguments (a JSON object as text; streamed in chunks argument fragments) instead of text.
@@ -146,6 +147,11 @@ func WithChunkDelay(d time.Duration) Option { return func(b *behavior) { b.chunk
 
 // WithHeaderDelay delays the status line and headers (a slow first byte, for streams and non-streams).
 func WithHeaderDelay(d time.Duration) Option { return func(b *behavior) { b.headerDelay = d } }
+
+// WithSendStamps puts into every content delta of a stream the wall-clock time it was written, as
+// SendStampPrefix and 19 digits of Unix nanoseconds (ParseSendStamp reads it back): a client in the same
+// process then knows how long each delta took to reach it, without the jitter of the pause before it.
+func WithSendStamps() Option { return func(b *behavior) { b.sendStamps = true } }
 
 // WithFirstChunkDelay sends stream headers at once but delays the first content delta.
 func WithFirstChunkDelay(d time.Duration) Option { return func(b *behavior) { b.firstChunkDelay = d } }

@@ -14,6 +14,7 @@
 package relaytest
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -400,6 +401,9 @@ func (c *call) writeStream(sp streamPlan) {
 		if i > 0 && !c.pause(c.b.chunkDelay) {
 			return
 		}
+		if c.b.sendStamps {
+			fr = stamp(fr)
+		}
 		if !send(fr) {
 			return
 		}
@@ -454,12 +458,46 @@ func (c *call) pieces() []string {
 	out := make([]string, c.b.chunks)
 	for i := range out {
 		w := words[i%len(words)]
+		if c.b.sendStamps {
+			w += " " + stampHole // filled in as the frame is written (writeStream)
+		}
 		if i > 0 {
 			w = " " + w
 		}
 		out[i] = w
 	}
 	return out
+}
+
+// SendStampPrefix starts a send stamp in a content delta (WithSendStamps).
+const SendStampPrefix = "sent@"
+
+// stampHole is a send stamp not yet written: the prefix and 19 zeros, overwritten in place.
+const stampHole = SendStampPrefix + "0000000000000000000"
+
+// stamp writes the time now into a frame's stamp hole, if it has one (on a copy: plans are reused).
+func stamp(frame []byte) []byte {
+	i := bytes.Index(frame, []byte(stampHole))
+	if i < 0 {
+		return frame
+	}
+	out := append([]byte(nil), frame...)
+	ts := strconv.FormatInt(time.Now().UnixNano(), 10)
+	copy(out[i+len(stampHole)-len(ts):], ts)
+	return out
+}
+
+// ParseSendStamp finds a send stamp in b and returns the time in it.
+func ParseSendStamp(b []byte) (time.Time, bool) {
+	i := bytes.Index(b, []byte(SendStampPrefix))
+	if i < 0 || len(b) < i+len(stampHole) {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(string(b[i+len(SendStampPrefix):i+len(stampHole)]), 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, n), true
 }
 
 func (c *call) fullText() string { return strings.Join(c.pieces(), "") }
