@@ -150,30 +150,108 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 			m.openAIUsage(gjson.GetBytes(data, "response.usage"))
 		}
 	default:
-		res := gjson.GetManyBytes(data, "usage", "choices")
-		if !res[0].IsObject() && m.UsageAt != "" {
-			if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
-				m.openAIUsage(u)
-			}
-		}
-		if res[0].IsObject() {
-			m.openAIUsage(res[0])
-		}
-		choices := res[1]
-		choices.ForEach(func(_, ch gjson.Result) bool {
-			d := ch.Get("delta")
-			m.text.WriteString(d.Get("content").String())
-			m.text.WriteString(d.Get("reasoning_content").String())
-			d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
-				m.text.WriteString(a.String())
-				return true
-			})
-			m.text.WriteString(ch.Get("text").String())
-			return true
-		})
-		return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+		return m.openAIChunk(data)
 	}
 	return false
+}
+
+// openAIChunk reads a chat or completions stream chunk: its usage, and the text of every choice's delta
+// (content, reasoning, tool-call arguments) or text. Each object is walked once, its members picked by
+// name, the first of a repeated name winning as in a path look-up (a look-up per field would scan the
+// chunk again for each). It reports whether the chunk carries usage and no choices (the usage-only chunk).
+func (m *Meter) openAIChunk(data []byte) (usageOnly bool) {
+	if !gjson.ValidBytes(data) {
+		// A walk does not stop where a broken chunk's object ends, as a look-up does: read it by look-ups.
+		return m.openAIChunkByPaths(data)
+	}
+	var usage, choices gjson.Result
+	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "usage":
+			usage = firstOf(usage, v)
+		case "choices":
+			choices = firstOf(choices, v)
+		}
+		return true
+	})
+	if !usage.IsObject() && m.UsageAt != "" {
+		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
+			m.openAIUsage(u)
+		}
+	}
+	if usage.IsObject() {
+		m.openAIUsage(usage)
+	}
+	choices.ForEach(func(_, ch gjson.Result) bool {
+		var delta, text gjson.Result
+		ch.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "delta":
+				delta = firstOf(delta, v)
+			case "text":
+				text = firstOf(text, v)
+			}
+			return true
+		})
+		var content, reasoning, tools gjson.Result
+		delta.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "content":
+				content = firstOf(content, v)
+			case "reasoning_content":
+				reasoning = firstOf(reasoning, v)
+			case "tool_calls":
+				tools = firstOf(tools, v)
+			}
+			return true
+		})
+		m.text.WriteString(content.String())
+		m.text.WriteString(reasoning.String())
+		if tools.IsArray() {
+			tools.ForEach(func(_, tc gjson.Result) bool {
+				m.text.WriteString(tc.Get("function.arguments").String())
+				return true
+			})
+		}
+		m.text.WriteString(text.String())
+		return true
+	})
+	return usage.IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+}
+
+// openAIChunkByPaths is openAIChunk as a look-up per path, for a chunk that is not valid JSON (the walk
+// reads the same from every valid one: FuzzOpenAIChunk_MatchesPathLookups).
+func (m *Meter) openAIChunkByPaths(data []byte) bool {
+	res := gjson.GetManyBytes(data, "usage", "choices")
+	if !res[0].IsObject() && m.UsageAt != "" {
+		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
+			m.openAIUsage(u)
+		}
+	}
+	if res[0].IsObject() {
+		m.openAIUsage(res[0])
+	}
+	choices := res[1]
+	choices.ForEach(func(_, ch gjson.Result) bool {
+		d := ch.Get("delta")
+		m.text.WriteString(d.Get("content").String())
+		m.text.WriteString(d.Get("reasoning_content").String())
+		d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
+			m.text.WriteString(a.String())
+			return true
+		})
+		m.text.WriteString(ch.Get("text").String())
+		return true
+	})
+	return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+}
+
+// firstOf keeps the first value seen for a name.
+func firstOf(seen, v gjson.Result) gjson.Result {
+	if seen.Exists() {
+		return seen
+	}
+	return v
 }
 
 // openAIUsage reads chat/completions/embeddings (prompt_tokens/completion_tokens) and Responses
