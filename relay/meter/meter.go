@@ -164,16 +164,9 @@ func (m *Meter) openAIChunk(data []byte) (usageOnly bool) {
 		// A walk does not stop where a broken chunk's object ends, as a look-up does: read it by look-ups.
 		return m.openAIChunkByPaths(data)
 	}
-	var usage, choices gjson.Result
-	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "usage":
-			usage = firstOf(usage, v)
-		case "choices":
-			choices = firstOf(choices, v)
-		}
-		return true
-	})
+	var top [2]gjson.Result
+	members(gjson.ParseBytes(data), top[:], "usage", "choices")
+	usage, choices := top[0], top[1]
 	if !usage.IsObject() && m.UsageAt != "" {
 		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
 			m.openAIUsage(u)
@@ -183,28 +176,11 @@ func (m *Meter) openAIChunk(data []byte) (usageOnly bool) {
 		m.openAIUsage(usage)
 	}
 	choices.ForEach(func(_, ch gjson.Result) bool {
-		var delta, text gjson.Result
-		ch.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "delta":
-				delta = firstOf(delta, v)
-			case "text":
-				text = firstOf(text, v)
-			}
-			return true
-		})
-		var content, reasoning, tools gjson.Result
-		delta.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "content":
-				content = firstOf(content, v)
-			case "reasoning_content":
-				reasoning = firstOf(reasoning, v)
-			case "tool_calls":
-				tools = firstOf(tools, v)
-			}
-			return true
-		})
+		var c, d [3]gjson.Result
+		members(ch, c[:2], "delta", "text")
+		members(c[0], d[:], "content", "reasoning_content", "tool_calls")
+		text := c[1]
+		content, reasoning, tools := d[0], d[1], d[2]
 		m.text.WriteString(content.String())
 		m.text.WriteString(reasoning.String())
 		if tools.IsArray() {
@@ -246,12 +222,17 @@ func (m *Meter) openAIChunkByPaths(data []byte) bool {
 	return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
 }
 
-// firstOf keeps the first value seen for a name.
-func firstOf(seen, v gjson.Result) gjson.Result {
-	if seen.Exists() {
-		return seen
-	}
-	return v
+// members sets out[i] to obj's first member named names[i], in one walk over obj (nothing when obj is not
+// an object, or has no such member).
+func members(obj gjson.Result, out []gjson.Result, names ...string) {
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for i, n := range names {
+			if k.Str == n && !out[i].Exists() {
+				out[i] = v
+			}
+		}
+		return true
+	})
 }
 
 // openAIUsage reads chat/completions/embeddings (prompt_tokens/completion_tokens) and Responses
