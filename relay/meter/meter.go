@@ -188,6 +188,12 @@ func (m *Meter) openAIChunk(data []byte) (usageOnly bool) {
 				m.text.WriteString(tc.Get("function.arguments").String())
 				return true
 			})
+		} else if tools.Exists() {
+			// A path look-up goes on to a later tool_calls when this one holds no match: do as it does.
+			c[0].Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
+				m.text.WriteString(a.String())
+				return true
+			})
 		}
 		m.text.WriteString(text.String())
 		return true
@@ -241,50 +247,21 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	if !u.IsObject() {
 		return
 	}
-	// One pass over the object (no map): a repeated member counts as its last copy, as a map of it would;
-	// a repeated details object as its first, as a path look-up finds it.
-	var f [4]gjson.Result // prompt_tokens, input_tokens, completion_tokens, output_tokens
-	var has [4]bool
-	var details [2]gjson.Result // prompt_tokens_details, input_tokens_details
-	u.ForEach(func(k, v gjson.Result) bool {
-		i := -1
-		switch k.Str {
-		case "prompt_tokens":
-			i = 0
-		case "input_tokens":
-			i = 1
-		case "completion_tokens":
-			i = 2
-		case "output_tokens":
-			i = 3
-		case "prompt_tokens_details":
-			if !details[0].Exists() {
-				details[0] = v
-			}
-		case "input_tokens_details":
-			if !details[1].Exists() {
-				details[1] = v
-			}
-		}
-		if i >= 0 {
-			f[i], has[i] = v, true
-		}
-		return true
-	})
-	prompt, hasPrompt := f[0], has[0]
+	r := u.Get("@this").Map()
+	prompt, hasPrompt := r["prompt_tokens"]
 	if !hasPrompt {
-		prompt, hasPrompt = f[1], has[1]
+		prompt, hasPrompt = r["input_tokens"]
 	}
-	out, hasOut := f[2], has[2]
+	out, hasOut := r["completion_tokens"]
 	if !hasOut {
-		out, hasOut = f[3], has[3]
+		out, hasOut = r["output_tokens"]
 	}
 	if !hasPrompt && !hasOut {
 		return
 	}
-	cached := details[0].Get("cached_tokens").Int()
+	cached := u.Get("prompt_tokens_details.cached_tokens").Int()
 	if cached == 0 {
-		cached = details[1].Get("cached_tokens").Int()
+		cached = u.Get("input_tokens_details.cached_tokens").Int()
 	}
 	for _, p := range m.CachedAt {
 		if cached != 0 {

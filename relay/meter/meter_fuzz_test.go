@@ -42,6 +42,11 @@ func FuzzOpenAIChunk_MatchesPathLookups(f *testing.F) {
 		`{"choices":{"delta":{"content":"z"}},"usage":{"input_tokens":2,"output_tokens":3}}`,
 		`{"choices":[{"delta":{"content":"a","content":"b"}}],"choices":[{"delta":{"content":"c"}}]}`,
 		`{"ch\u006fices":[{"d\u0065lta":{"content":"e"}}]}`, `[1,2]`, `"s"`, ``,
+		// a first tool_calls without a match: a path look-up goes on to the next one
+		`{"choices":[{"delta":{"tool_calls":null,"tool_calls":[{"function":{"arguments":"abc"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":{"x":1},"tool_calls":[{"function":{"arguments":"abc"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":{"#":{"function":{"arguments":"abc"}}}}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[],"tool_calls":[{"function":{"arguments":"abc"}}]}}]}`,
 	} {
 		f.Add([]byte(s), "")
 		f.Add([]byte(s), "x_usage")
