@@ -339,22 +339,10 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 		}
 		if err == nil {
 			logf("starting Tollgate (%s)", shape)
-			var p *Proc
-			var base, key string
-			var api *apiClient
-			if p, base, err = startTollgate(ctx, bin, tmp, sh); err == nil {
-				*procs = append(*procs, p)
-				up.ClearRequests()
-				key, api, err = setupTollgate(ctx, base, up, cfg.strategy, cfg.channels)
-				if err != nil {
-					err = p.failure("setup failed: " + err.Error())
-				}
-			}
-			if err == nil {
-				targets = append(targets, Target{Name: "tollgate-" + shape, URL: base, Key: key, Pid: p.Pid(), API: api})
-				if shape == "sqlite" && !cfg.noConv { // the translated path, measured once: the protocol work is the same on both shapes
-					targets = append(targets, Target{Name: "tollgate-" + shape + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
-				}
+			// the translated path, measured once: the protocol work is the same on both shapes
+			var ts []Target
+			if ts, err = startNode(ctx, cfg, bin, tmp, sh, up, procs, shape == "sqlite" && !cfg.noConv); err == nil {
+				targets = append(targets, ts...)
 				continue
 			}
 		}
@@ -370,22 +358,34 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 		logf("starting the comparison Tollgate %s (sqlite)", cfg.compare)
 		sh := sqliteShape(dir)
 		sh.name = "sqlite-b"
-		p, base, err := startTollgate(ctx, cfg.compare, dir, sh)
+		// the same load as the first SQLite node's (its translated target too)
+		ts, err := startNode(ctx, cfg, cfg.compare, dir, sh, up, procs, !cfg.noConv)
 		if err != nil {
 			return nil, nil, err
 		}
-		*procs = append(*procs, p)
-		up.ClearRequests()
-		key, api, err := setupTollgate(ctx, base, up, cfg.strategy, cfg.channels)
-		if err != nil {
-			return nil, nil, p.failure("setup failed: " + err.Error())
-		}
-		targets = append(targets, Target{Name: "tollgate-" + sh.name, URL: base, Key: key, Pid: p.Pid(), API: api})
-		if !cfg.noConv { // the same load as the first SQLite node's (its translated target too)
-			targets = append(targets, Target{Name: "tollgate-" + sh.name + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
-		}
+		targets = append(targets, ts...)
 	}
 	return targets, notes, nil
+}
+
+// startNode starts bin in dir with the shape's environment, sets it up through its API and returns its target
+// (named tollgate-<shape>), and with conv its translated target too.
+func startNode(ctx context.Context, cfg config, bin, dir string, sh shapeEnv, up *relaytest.Upstream, procs *[]*Proc, conv bool) ([]Target, error) {
+	p, base, err := startTollgate(ctx, bin, dir, sh)
+	if err != nil {
+		return nil, err
+	}
+	*procs = append(*procs, p)
+	up.ClearRequests()
+	key, api, err := setupTollgate(ctx, base, up, cfg.strategy, cfg.channels)
+	if err != nil {
+		return nil, p.failure("setup failed: " + err.Error())
+	}
+	ts := []Target{{Name: "tollgate-" + sh.name, URL: base, Key: key, Pid: p.Pid(), API: api}}
+	if conv {
+		ts = append(ts, Target{Name: "tollgate-" + sh.name + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
+	}
+	return ts, nil
 }
 
 // loadAvg is the 1-minute load average, or 0 where /proc/loadavg is missing.

@@ -33,8 +33,8 @@ type StreamStats struct {
 	Errors  int     `json:"errors"`
 	GapP50  float64 `json:"gap_p50_ms"`
 	GapP99  float64 `json:"gap_p99_ms"`
-	// PathGapP99 is the p99 of the gap the path added between consecutive chunks (pathGaps), PathGaps how
-	// many were measured.
+	// PathGapP99 is the p99 of the gap the path added between consecutive chunks (each chunk's transit from
+	// the upstream's send stamp minus the one before it), PathGaps how many were measured.
 	PathGapP99 float64 `json:"path_gap_p99_ms"`
 	PathGaps   int     `json:"path_gaps"`
 	MaxLag     float64 `json:"max_lag_vs_direct_ms"`
@@ -86,7 +86,7 @@ func pacedStats(res map[string]Result) map[string]StreamStats {
 		for _, smp := range r.Samples {
 			tr = append(tr, smp.Transits)
 		}
-		pg := pathGaps(tr)
+		pg := gaps(tr, 1, pacedChunks) // the path gap: each chunk's transit minus the one before it
 		st := StreamStats{Streams: len(arr), Errors: r.Errors, GapP50: g.P50, GapP99: g.P99,
 			MaxLag: ms(maxLag(arr, ref)), PathGapP99: summarize(pg).P99, PathGaps: len(pg)}
 		if r.Err != nil {

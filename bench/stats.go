@@ -83,19 +83,6 @@ func gaps(arrivals [][]time.Duration, from, to int) []time.Duration {
 	return out
 }
 
-// pathGaps is, for each pair of consecutive stamped chunks, how much longer the second took than the first
-// to reach the client: the inter-chunk gap the path added (the client's gap minus the upstream's), free of
-// the jitter of the upstream's own pause.
-func pathGaps(transits [][]time.Duration) []time.Duration {
-	var out []time.Duration
-	for _, tr := range transits {
-		for i := 1; i < len(tr); i++ {
-			out = append(out, tr[i]-tr[i-1])
-		}
-	}
-	return out
-}
-
 // maxLag is the largest, over event indexes, of how much later the median stream of t saw event i than the
 // median stream of ref did.
 func maxLag(t, ref [][]time.Duration) time.Duration {

@@ -103,7 +103,7 @@ func tpmCounters(k *caller) [2]minuteCounter {
 func (r *Relay) limitRate(ctx context.Context, k *caller, at time.Time) *relayError {
 	for _, l := range rpmCounters(k) {
 		if l.limit <= 0 {
-			continue // checked here too: the call below would box its arguments for nothing
+			continue // checked before the call, which would box its arguments for nothing
 		}
 		if rerr := r.countMinute(ctx, l, at, 1, l.limit); rerr != nil {
 			return rerr
@@ -121,11 +121,8 @@ func (r *Relay) limitRate(ctx context.Context, k *caller, at time.Time) *relayEr
 }
 
 // countMinute adds delta to the counter's current minute and refuses (with args for the message) when the
-// result is above most; nothing when the limit is not set.
+// result is above most. The caller skips a counter whose limit is not set.
 func (r *Relay) countMinute(ctx context.Context, l minuteCounter, at time.Time, delta, most int64, args ...any) *relayError {
-	if l.limit <= 0 {
-		return nil
-	}
 	n, err := r.Cache.Incr(ctx, minuteKey(l.prefix, l.id, at), delta, 70*time.Second)
 	if err != nil {
 		return newErr(http.StatusServiceUnavailable, "cache_unavailable")

@@ -150,95 +150,30 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 			m.openAIUsage(gjson.GetBytes(data, "response.usage"))
 		}
 	default:
-		return m.openAIChunk(data)
-	}
-	return false
-}
-
-// openAIChunk reads a chat or completions stream chunk: its usage, and the text of every choice's delta
-// (content, reasoning, tool-call arguments) or text. Each object is walked once, its members picked by
-// name, the first of a repeated name winning as in a path look-up (a look-up per field would scan the
-// chunk again for each). It reports whether the chunk carries usage and no choices (the usage-only chunk).
-func (m *Meter) openAIChunk(data []byte) (usageOnly bool) {
-	if !gjson.ValidBytes(data) {
-		// A walk does not stop where a broken chunk's object ends, as a look-up does: read it by look-ups.
-		return m.openAIChunkByPaths(data)
-	}
-	var top [2]gjson.Result
-	members(gjson.ParseBytes(data), top[:], "usage", "choices")
-	usage, choices := top[0], top[1]
-	if !usage.IsObject() && m.UsageAt != "" {
-		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
-			m.openAIUsage(u)
+		res := gjson.GetManyBytes(data, "usage", "choices")
+		if !res[0].IsObject() && m.UsageAt != "" {
+			if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
+				m.openAIUsage(u)
+			}
 		}
-	}
-	if usage.IsObject() {
-		m.openAIUsage(usage)
-	}
-	choices.ForEach(func(_, ch gjson.Result) bool {
-		var c, d [3]gjson.Result
-		members(ch, c[:2], "delta", "text")
-		members(c[0], d[:], "content", "reasoning_content", "tool_calls")
-		text := c[1]
-		content, reasoning, tools := d[0], d[1], d[2]
-		m.text.WriteString(content.String())
-		m.text.WriteString(reasoning.String())
-		if tools.IsArray() {
-			tools.ForEach(func(_, tc gjson.Result) bool {
-				m.text.WriteString(tc.Get("function.arguments").String())
-				return true
-			})
-		} else if tools.Exists() {
-			// A path look-up goes on to a later tool_calls when this one holds no match: do as it does.
-			c[0].Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
+		if res[0].IsObject() {
+			m.openAIUsage(res[0])
+		}
+		choices := res[1]
+		choices.ForEach(func(_, ch gjson.Result) bool {
+			d := ch.Get("delta")
+			m.text.WriteString(d.Get("content").String())
+			m.text.WriteString(d.Get("reasoning_content").String())
+			d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
 				m.text.WriteString(a.String())
 				return true
 			})
-		}
-		m.text.WriteString(text.String())
-		return true
-	})
-	return usage.IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
-}
-
-// openAIChunkByPaths is openAIChunk as a look-up per path, for a chunk that is not valid JSON (the walk
-// reads the same from every valid one: FuzzOpenAIChunk_MatchesPathLookups).
-func (m *Meter) openAIChunkByPaths(data []byte) bool {
-	res := gjson.GetManyBytes(data, "usage", "choices")
-	if !res[0].IsObject() && m.UsageAt != "" {
-		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
-			m.openAIUsage(u)
-		}
-	}
-	if res[0].IsObject() {
-		m.openAIUsage(res[0])
-	}
-	choices := res[1]
-	choices.ForEach(func(_, ch gjson.Result) bool {
-		d := ch.Get("delta")
-		m.text.WriteString(d.Get("content").String())
-		m.text.WriteString(d.Get("reasoning_content").String())
-		d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
-			m.text.WriteString(a.String())
+			m.text.WriteString(ch.Get("text").String())
 			return true
 		})
-		m.text.WriteString(ch.Get("text").String())
-		return true
-	})
-	return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
-}
-
-// members sets out[i] to obj's first member named names[i], in one walk over obj (nothing when obj is not
-// an object, or has no such member).
-func members(obj gjson.Result, out []gjson.Result, names ...string) {
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for i, n := range names {
-			if k.Str == n && !out[i].Exists() {
-				out[i] = v
-			}
-		}
-		return true
-	})
+		return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+	}
+	return false
 }
 
 // openAIUsage reads chat/completions/embeddings (prompt_tokens/completion_tokens) and Responses
