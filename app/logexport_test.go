@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"tollgate/app/apptest"
 	"tollgate/model"
 )
@@ -36,7 +34,7 @@ func seedLogs(t testing.TB, n *apptest.Node, user int64, rows int) {
 			l.Attempts.V = []model.Attempt{{ChannelID: 1, Status: 200, LatencyMs: 812}}
 			batch = append(batch, l)
 		}
-		if err := st.Transact(context.Background(), func(tx *gorm.DB) error { return st.WriteLogs(context.Background(), tx, batch) }); err != nil {
+		if err := st.AddLogs(context.Background(), batch); err != nil {
 			t.Fatalf("seed logs: %v", err)
 		}
 	}
@@ -110,7 +108,7 @@ func TestLogExport_EscapesCellsAndShowsUsersOnlyTheirOwn(t *testing.T) {
 			ErrorClass: "server", Error: "@SUM(1,2)\nline \"two\", comma", Username: "alice", TokenName: "-2+3"},
 		{RequestID: "r-3", CreatedAt: now.Add(-1 * time.Second), UserID: rootID, Model: "gpt-4o", Status: "success", Username: "root"},
 	}
-	if err := st.WriteLogs(context.Background(), st.DB, logs); err != nil {
+	if err := st.AddLogs(context.Background(), logs); err != nil {
 		t.Fatal(err)
 	}
 	r := alice.Do("GET", "/api/logs/export", nil)

@@ -32,7 +32,7 @@ func TestSettings_LogRetentionDaysValidatedAndUsedByTheJob(t *testing.T) {
 	st := n.App.Store
 	old := model.UsageLog{RequestID: "old-1", CreatedAt: time.Now().UTC().AddDate(0, 0, -8), UserID: 1, Model: "m", Status: "success"}
 	fresh := model.UsageLog{RequestID: "new-1", CreatedAt: time.Now().UTC().AddDate(0, 0, -6), UserID: 1, Model: "m", Status: "success"}
-	if err := st.WriteLogs(context.Background(), st.DB, []model.UsageLog{old, fresh}); err != nil {
+	if err := st.AddLogs(context.Background(), []model.UsageLog{old, fresh}); err != nil {
 		t.Fatal(err)
 	}
 	waitSettings := time.Now().Add(5 * time.Second)

@@ -13,10 +13,6 @@ import (
 	"gorm.io/gorm/logger"
 )
 
-// ErrLogRace says another writer inserted some of a batch's request ids between the check and the insert; the
-// caller retries the transaction (the daily sums would otherwise count a row twice or not at all).
-var ErrLogRace = errors.New("usage log batch raced another writer")
-
 // OpenLogs connects to the separate log database (LOG_SQL_DSN, MySQL only). It does not ping: a log database
 // that is down at start is retried by the writer (which spools meanwhile) instead of stopping the node.
 func OpenLogs(dsn string) (*Store, error) {
@@ -167,54 +163,60 @@ type UsageDailyChannel struct {
 	DailySums
 }
 
-// WriteLogs inserts the batch's rows that are not there yet (by request id) into tx, which must be a
-// transaction on LogStore(), and adds exactly those rows to the daily sums, so a replayed batch (a spool
-// drained twice, a retried commit) changes nothing.
-func (s *Store) WriteLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) error {
-	if len(logs) == 0 {
-		return nil
-	}
-	ls := s.LogStore()
-	fresh, err := freshLogs(ctx, tx, logs)
-	if err != nil {
+// AddLogs writes rows not stored yet, with their daily sums, in one transaction on LogStore() (the separate log
+// database's writer, the seeders and tests; the writer of one database moves money in the same transaction
+// through WriteLogs).
+func (s *Store) AddLogs(ctx context.Context, logs []UsageLog) error {
+	return s.LogStore().Transact(ctx, func(tx *gorm.DB) error {
+		_, err := s.WriteLogs(ctx, tx, logs)
 		return err
-	}
-	n, err := ls.insertLogs(ctx, tx, fresh)
-	if err != nil {
-		return err
-	}
-	if n != int64(len(fresh)) {
-		return ErrLogRace
-	}
-	return ls.addDaily(ctx, tx, fresh)
+	})
 }
 
-// freshLogs drops rows whose request id is already stored or repeats earlier in the batch.
-func freshLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) ([]UsageLog, error) {
-	seen := make(map[string]bool, len(logs))
-	ids := make([]string, 0, len(logs))
+// WriteLogs inserts the batch's rows whose request id is not stored yet into tx, which must be a transaction
+// on LogStore(), adds exactly those rows to the daily sums, and reports which of logs it wrote (written[i]), so
+// a replayed batch (a spool drained twice, a commit retried after it went through) changes nothing and its
+// caller moves no money twice.
+//
+// A batch is nearly always new: one INSERT … IGNORE per chunk of rows, whose count of inserted rows equals the
+// batch, says so without reading first. When it does not, the batch is rolled back to a savepoint and written
+// row by row, each row's own count saying whether it was new; a row another node inserts meanwhile waits on its
+// unique key and then counts as stored, so there is no race to retry.
+func (s *Store) WriteLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) (written []bool, err error) {
+	written = make([]bool, len(logs))
+	if len(logs) == 0 {
+		return written, nil
+	}
+	ls := s.LogStore()
+	conn := tx.WithContext(ctx).Statement.ConnPool
+	if _, err := conn.ExecContext(ctx, "SAVEPOINT tollgate_logs"); err != nil {
+		return nil, fmt.Errorf("usage log savepoint: %w", err)
+	}
+	n, err := ls.insertLogs(ctx, tx, logs)
+	if err != nil {
+		return nil, err
+	}
+	if n == int64(len(logs)) {
+		for i := range written {
+			written[i] = true
+		}
+		return written, ls.addDaily(ctx, tx, logs)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK TO SAVEPOINT tollgate_logs"); err != nil {
+		return nil, fmt.Errorf("usage log savepoint rollback: %w", err)
+	}
+	fresh := make([]UsageLog, 0, len(logs))
 	for i := range logs {
-		ids = append(ids, logs[i].RequestID)
-	}
-	for start := 0; start < len(ids); start += 500 {
-		var have []string
-		if err := tx.WithContext(ctx).Model(&UsageLog{}).Where("request_id IN ?", ids[start:min(start+500, len(ids))]).
-			Pluck("request_id", &have).Error; err != nil {
-			return nil, fmt.Errorf("check stored request ids: %w", err)
+		k, err := ls.insertLogs(ctx, tx, logs[i:i+1])
+		if err != nil {
+			return nil, err
 		}
-		for _, id := range have {
-			seen[id] = true
+		if k == 1 {
+			written[i] = true
+			fresh = append(fresh, logs[i])
 		}
 	}
-	out := make([]UsageLog, 0, len(logs))
-	for _, l := range logs {
-		if seen[l.RequestID] {
-			continue
-		}
-		seen[l.RequestID] = true
-		out = append(out, l)
-	}
-	return out, nil
+	return written, ls.addDaily(ctx, tx, fresh)
 }
 
 type keyDay struct {

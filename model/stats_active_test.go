@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"tollgate/model"
 )
 
@@ -37,7 +35,7 @@ func activeOn(t *testing.T, s *model.Store) {
 	add(day0.Add(51*time.Hour), 9, 0, true)   // a channel test on an edge
 	add(day0.Add(-time.Hour), 4, 41, false)   // before the window
 	add(day0.Add(70*time.Hour), 5, 51, false) // after it
-	if err := s.LogStore().Transact(ctx, func(tx *gorm.DB) error { return s.WriteLogs(ctx, tx, rows) }); err != nil {
+	if err := s.AddLogs(ctx, rows); err != nil {
 		t.Fatal(err)
 	}
 	if r := s.LogStore().DB.Where("created_at >= ? AND created_at < ?", day0.Add(24*time.Hour), day0.Add(48*time.Hour)).

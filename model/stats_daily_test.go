@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"tollgate/model"
 )
 
@@ -39,7 +37,7 @@ func dailyStatsOn(t *testing.T, s *model.Store) {
 		add(day0.Add(50*time.Hour+time.Duration(i)*time.Minute), 1, 8, 10, 5, false, "success")
 	}
 	add(day0.Add(37*time.Hour), 0, 7, 0, 0, true, "success") // a channel test on the whole day
-	if err := s.LogStore().Transact(ctx, func(tx *gorm.DB) error { return s.WriteLogs(ctx, tx, rows) }); err != nil {
+	if err := s.AddLogs(ctx, rows); err != nil {
 		t.Fatal(err)
 	}
 	whole := s.LogStore().DB.Where("created_at >= ? AND created_at < ?", day0.Add(24*time.Hour), day0.Add(48*time.Hour)).Delete(&model.UsageLog{})

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"tollgate/model"
 	"tollgate/service/fleet"
 )
@@ -45,7 +43,7 @@ func TestOverview_ActiveUsersKeysAndErrorsByClass(t *testing.T) {
 			UserID: u.user, TokenID: u.token, ChannelID: 1, Model: "m", Status: "success"})
 	}
 	rows = append(rows, model.UsageLog{RequestID: "o-test", CreatedAt: now.Add(-time.Hour), UserID: 7, ChannelID: 1, Model: "m", Status: "success", IsTest: true})
-	if err := st.LogStore().Transact(ctx, func(tx *gorm.DB) error { return st.WriteLogs(ctx, tx, rows) }); err != nil {
+	if err := st.AddLogs(ctx, rows); err != nil {
 		t.Fatal(err)
 	}
 	ff := &fakeFleet{rows: []fleet.Stats{

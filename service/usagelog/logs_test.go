@@ -104,6 +104,12 @@ func rawSums(t *testing.T, st *model.Store, key func(l model.UsageLog) string) m
 
 func TestWriter_DailySumsEqualRawRowsAndReplaysAddNothing(t *testing.T) {
 	st := openStore(t)
+	const start = 100_000_000
+	for u := int64(1); u <= 3; u++ {
+		if err := st.DB.Create(&model.User{ID: u, Username: fmt.Sprintf("u%d", u), PasswordHash: "x", Quota: start}).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
 	w := usagelog.NewWriter(st, 1024, 50, 20*time.Millisecond)
 	defer w.Close(context.Background())
 	es := entries(600, 6, "d")
@@ -111,11 +117,31 @@ func TestWriter_DailySumsEqualRawRowsAndReplaysAddNothing(t *testing.T) {
 		es[i].Log.IsTest = i%17 == 0 // channel tests: counted apart for the business reports
 	}
 	write(w, es)
-	write(w, es[100:250]) // a replayed stretch (a spool drained twice, a retried commit): no row, no sum twice
+	// A replayed stretch (a spool drained twice, a commit retried after it went through), alone and mixed with
+	// new rows: no row, no sum and no money twice.
+	write(w, es[100:250])
+	more := entries(20, 1, "more")
+	write(w, append(append([]usagelog.Entry{}, es[590:600]...), more...))
+	es = append(es, more...)
 	var n int64
 	st.DB.Model(&model.UsageLog{}).Count(&n)
-	if n != 600 {
-		t.Fatalf("rows = %d, want 600", n)
+	if n != int64(len(es)) {
+		t.Fatalf("rows = %d, want %d", n, len(es))
+	}
+	spent := map[int64]int64{}
+	for _, e := range es {
+		if !e.Log.IsTest {
+			spent[e.Log.UserID] += e.Log.Cost
+		}
+	}
+	for u := int64(1); u <= 3; u++ {
+		var got model.User
+		if err := st.DB.First(&got, u).Error; err != nil {
+			t.Fatal(err)
+		}
+		if got.Quota != start-spent[u] || got.UsedQuota != spent[u] {
+			t.Errorf("user %d: quota %d used %d, want %d and %d (Σ credits − Σ logged cost)", u, got.Quota, got.UsedQuota, start-spent[u], spent[u])
+		}
 	}
 	raw := rawSums(t, st, func(l model.UsageLog) string {
 		return fmt.Sprintf("%s|%d|%d|%s", l.CreatedAt.UTC().Format(time.DateOnly), l.UserID, l.TokenID, l.Model)

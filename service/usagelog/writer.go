@@ -6,8 +6,8 @@ package usagelog
 
 import (
 	"context"
-	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -253,21 +253,11 @@ func (w *Writer) writeLogs(logs []model.UsageLog) {
 	}
 }
 
-// insertLogs writes rows into the log database in one transaction (with their daily sums), retrying once a
-// race with another writer over the same request ids.
+// insertLogs writes rows not stored yet into the log database in one transaction (with their daily sums).
 func (w *Writer) insertLogs(logs []model.UsageLog) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var err error
-	for range 2 {
-		err = w.store.LogStore().DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			return w.store.WriteLogs(ctx, tx, logs)
-		})
-		if !errors.Is(err, model.ErrLogRace) {
-			return err
-		}
-	}
-	return err
+	return w.store.AddLogs(ctx, logs)
 }
 
 // drainSpool moves spooled batches, oldest first, into the log database until one fails (then it waits a
@@ -307,15 +297,27 @@ type tokenDelta struct {
 }
 
 // apply writes a batch's rows, their daily sums and its balance changes in one transaction (one database).
+// An entry whose row is already stored moved its money in the transaction that stored it (a commit retried
+// after it went through): it moves none again.
 func apply(tx *gorm.DB, store *model.Store, batch []Entry) error {
 	logs := make([]model.UsageLog, len(batch))
 	for i, e := range batch {
 		logs[i] = e.Log
 	}
-	if err := store.WriteLogs(context.Background(), tx, logs); err != nil {
+	written, err := store.WriteLogs(context.Background(), tx, logs)
+	if err != nil {
 		return err
 	}
-	return applyMoney(tx, store, batch)
+	moved := batch
+	if slices.Contains(written, false) {
+		moved = nil
+		for i, e := range batch {
+			if written[i] {
+				moved = append(moved, e)
+			}
+		}
+	}
+	return applyMoney(tx, store, moved)
 }
 
 // applyMoney applies a batch's summed balance changes to users and limited keys.
