@@ -181,7 +181,8 @@ func (s *Store) AddLogs(ctx context.Context, logs []UsageLog) error {
 // A batch is nearly always new: one INSERT … IGNORE per chunk of rows, whose count of inserted rows equals the
 // batch, says so without reading first. When it does not, the batch is rolled back to a savepoint and written
 // row by row, each row's own count saying whether it was new; a row another node inserts meanwhile waits on its
-// unique key and then counts as stored, so there is no race to retry.
+// unique key and then counts as stored (or, when the rollback to the savepoint meets it, the two transactions
+// may deadlock: the whole transaction then fails and its caller runs it again).
 func (s *Store) WriteLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) (written []bool, err error) {
 	written = make([]bool, len(logs))
 	if len(logs) == 0 {
@@ -189,6 +190,11 @@ func (s *Store) WriteLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) (wr
 	}
 	ls := s.LogStore()
 	conn := tx.WithContext(ctx).Statement.ConnPool
+	if _, ok := conn.(gorm.TxCommitter); !ok {
+		// Outside a transaction the savepoint would open one of its own on SQLite (never ended) or land on
+		// another pooled connection than the inserts on MySQL.
+		return nil, errors.New("usage logs: WriteLogs needs a transaction")
+	}
 	if _, err := conn.ExecContext(ctx, "SAVEPOINT tollgate_logs"); err != nil {
 		return nil, fmt.Errorf("usage log savepoint: %w", err)
 	}

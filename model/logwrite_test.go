@@ -46,6 +46,9 @@ func writeLogsReportsOn(t *testing.T, s *model.Store) {
 	if got := fmt.Sprint(write([]model.UsageLog{row("f", 32)})); got != "[true]" {
 		t.Fatalf("batch after the mixed one: written %s", got)
 	}
+	if _, err := s.WriteLogs(ctx, s.LogStore().DB, []model.UsageLog{row("g", 64)}); err == nil {
+		t.Fatal("WriteLogs outside a transaction: no error")
+	}
 	var n, cost int64
 	if err := s.LogStore().DB.Model(&model.UsageLog{}).Count(&n).Error; err != nil || n != 6 {
 		t.Fatalf("rows = %d (%v), want 6", n, err)

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -277,9 +278,11 @@ func (s *Store) insertLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) (i
 		if err != nil {
 			return n, err
 		}
-		if k, err := res.RowsAffected(); err == nil {
-			n += k
+		k, err := res.RowsAffected()
+		if err != nil { // WriteLogs decides by this count which rows are new: no count, no batch
+			return n, fmt.Errorf("count inserted usage logs: %w", err)
 		}
+		n += k
 	}
 	return n, nil
 }
