@@ -17,8 +17,10 @@
 //     split into -rounds slices that alternate between targets;
 //  2. concurrency 1, targets interleaved request by request: plain call latency and stream time to first
 //     event, reported as latency added over the direct upstream, Tollgate's added / the proxy's added;
-//  3. streams of 20 chunks 5 ms apart, -stream-workers interleaved: inter-chunk gaps and how many frames
-//     behind the proxy's client Tollgate's client sees each chunk;
+//  3. streams of 20 chunks 5 ms apart, -stream-workers (16) interleaved for -paced-duration (30 s: a p99 of the
+//     gaps from ~1,300 of them a target, as a 4-worker 8 s phase had, moved ±0.2 ms between runs of one binary;
+//     from ~10,000 two builds read within ~0.03 ms of each other): inter-chunk gaps, the gap the path added
+//     (send stamps), and how many frames behind the proxy's client Tollgate's client sees each chunk;
 //  4. stream throughput: streams of 20 chunks without pauses, -concurrency workers, each target alone;
 //  5. -many-streams (1,000) concurrent paced streams on each target alone: streams/s, errors, streams that lost
 //     a frame, usage log rows written (read back through /api/logs/stats) against requests sent, and the
@@ -27,7 +29,7 @@
 // Targets printed next to the figures are the performance issue's (report.go): non-stream RPS ≥ 0.75 of the
 // proxy (0.80 on MariaDB + Redis), stream throughput ≥ 0.80, many streams ≥ 0.75 with nothing lost, added
 // latency and stream first byte ≤ 1.3× the proxy's, added gap p99 ≤ 50 µs, RSS idle ≤ 40 MB and under load
-// ≤ 200 MB. The default run takes about 3 minutes on 2 cores (plus the
+// ≤ 200 MB. The default run takes about 4 minutes on 2 cores (plus the
 // first build). Subprocesses are killed on exit, also on Ctrl-C.
 package main
 
@@ -56,6 +58,7 @@ type config struct {
 	concurrency   int
 	rounds        int
 	streamWorkers int
+	pacedFor      time.Duration // the paced phase's measured time (-paced-duration)
 	manyStreams   int
 	shapes        []string
 	jsonPath      string
@@ -82,7 +85,8 @@ func main() {
 	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured warm-up before each phase")
 	flag.IntVar(&cfg.concurrency, "concurrency", 64, "workers for the non-stream throughput phase")
 	flag.IntVar(&cfg.rounds, "rounds", 4, "throughput rounds: each target runs duration/rounds per round, targets alternating")
-	flag.IntVar(&cfg.streamWorkers, "stream-workers", 4, "workers for the paced-stream phase")
+	flag.IntVar(&cfg.streamWorkers, "stream-workers", 16, "workers for the paced-stream phase")
+	flag.DurationVar(&cfg.pacedFor, "paced-duration", 30*time.Second, "measured time of the paced-stream phase (its gap p99 needs ~10k gaps a target to hold to a few hundredths of a ms)")
 	flag.IntVar(&cfg.manyStreams, "many-streams", 1000, "concurrent paced streams in the stream-load phase (0 skips it)")
 	shapes := flag.String("shapes", "sqlite,mysql", "Tollgate shapes to run: sqlite, mysql (skipped when MariaDB/Redis are unreachable); empty for none")
 	flag.StringVar(&cfg.jsonPath, "json", "", "also write the report as JSON to this file")
@@ -159,7 +163,8 @@ func run(ctx context.Context, cfg config) error {
 	targets = append(targets, Target{Name: "proxy", URL: purl, Key: "bench-upstream-key", Pid: proxy.Pid()})
 
 	rep := &Report{Started: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
-		Duration: cfg.duration.String(), Concurrency: cfg.concurrency, StreamWorkers: cfg.streamWorkers}
+		Duration: cfg.duration.String(), Concurrency: cfg.concurrency, StreamWorkers: cfg.streamWorkers,
+		PacedFor: cfg.pacedFor.String()}
 	var failed []string
 	if len(cfg.shapes) > 0 {
 		tg, notes, err := startTollgates(ctx, cfg, tmp, up, &procs)
@@ -236,8 +241,8 @@ func measure(ctx context.Context, cfg config, targets []Target, rep *Report) {
 		}
 	}
 	if cfg.runs("paced") {
-		logf("paced streams, %d workers, %v", cfg.streamWorkers, cfg.duration)
-		rep.Paced = pacedStats(g.Interleaved(ctx, targets, shotStream(modelPaced), Phase{cfg.streamWorkers, cfg.warmup, cfg.duration}))
+		logf("paced streams, %d workers, %v", cfg.streamWorkers, cfg.pacedFor)
+		rep.Paced = pacedStats(g.Interleaved(ctx, targets, shotStream(modelPaced), Phase{cfg.streamWorkers, cfg.warmup, cfg.pacedFor}))
 	}
 
 	plain := withoutConverted(targets)

@@ -60,6 +60,7 @@ type Report struct {
 	Duration      string                 `json:"duration"`
 	Concurrency   int                    `json:"concurrency"`
 	StreamWorkers int                    `json:"stream_workers"`
+	PacedFor      string                 `json:"paced_duration"`
 	Targets       []string               `json:"targets"`
 	Throughput    map[string]Summary     `json:"throughput"`
 	Latency1      map[string]Summary     `json:"latency_c1"`
@@ -245,7 +246,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	tw.Flush()
 
-	fmt.Fprintf(w, "\n3. Streams of %d chunks %v apart, %d workers, targets interleaved\n", pacedChunks, pacedDelay, r.StreamWorkers)
+	fmt.Fprintf(w, "\n3. Streams of %d chunks %v apart, %d workers, targets interleaved, %s\n", pacedChunks, pacedDelay, r.StreamWorkers, r.PacedFor)
 	fmt.Fprintln(tw, "target\tstreams\terrors\tgap p50 ms\tgap p99 ms\tgap p99/proxy\tpath gap p99 ms\tpath gap p99 − proxy's ms\tmax lag vs direct ms\tframes behind proxy\t")
 	pp := r.Paced["proxy"]
 	for _, t := range r.Targets {
