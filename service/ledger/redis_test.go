@@ -21,7 +21,7 @@ func newRedisLedger(t *testing.T, loader Loader, opts ...Option) Ledger {
 	return NewRedis(testRedisClient(t), testPrefix(t), loader, opts...)
 }
 
-func testRedisClient(t *testing.T) *redis.Client {
+func testRedisClient(t testing.TB) *redis.Client {
 	t.Helper()
 	opt := &redis.Options{Addr: "127.0.0.1:6379", DB: testRedisDB}
 	if url := os.Getenv("REDIS_URL"); url != "" {
@@ -46,7 +46,7 @@ func testRedisClient(t *testing.T) *redis.Client {
 	return client
 }
 
-func testPrefix(t *testing.T) string {
+func testPrefix(t testing.TB) string {
 	t.Helper()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
