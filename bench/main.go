@@ -68,6 +68,7 @@ type config struct {
 	channels      int             // copies of the bench channel (the routing decision then ranks this many candidates)
 	phases        map[string]bool // the phases to run (-phases); all when empty
 	compare       string          // a second Tollgate binary, measured as tollgate-sqlite-b in the same run (-compare)
+	limitedKey    bool            // the bench key has its own quota (-limited-key) instead of spending the balance alone
 	noConv        bool            // no translated targets (-no-conv): each node then serves one target, as the MariaDB one does
 }
 
@@ -95,6 +96,7 @@ func main() {
 	flag.StringVar(&cfg.strategy, "strategy", "", "routing strategy for every model: priority, performance, cost, balanced, round_robin, least_busy (empty: the default)")
 	flag.IntVar(&cfg.channels, "channels", 1, "copies of the bench channel on the same fake upstream (candidates per routing decision)")
 	flag.StringVar(&cfg.compare, "compare", "", "also measure this Tollgate binary on SQLite + memory, as target tollgate-sqlite-b (A/B of two builds in one run)")
+	flag.BoolVar(&cfg.limitedKey, "limited-key", false, "bench with a key that has its own quota (on MariaDB + Redis its holds go to Redis: no node-local lease)")
 	flag.BoolVar(&cfg.noConv, "no-conv", false, "skip the translated targets: every Tollgate node then serves one target at concurrency 1 (a node serving two answers faster)")
 	phases := flag.String("phases", "", "only these phases, comma-separated: "+strings.Join(phaseNames, ", ")+" (empty: all; for profiling one)")
 	flag.Parse()
@@ -382,7 +384,7 @@ func startNode(ctx context.Context, cfg config, bin, dir string, sh shapeEnv, up
 	}
 	*procs = append(*procs, p)
 	up.ClearRequests()
-	key, api, err := setupTollgate(ctx, base, up, cfg.strategy, cfg.channels)
+	key, api, err := setupTollgate(ctx, base, up, cfg.strategy, cfg.channels, cfg.limitedKey)
 	if err != nil {
 		return nil, p.failure("setup failed: " + err.Error())
 	}

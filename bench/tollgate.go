@@ -111,8 +111,9 @@ func (a *apiClient) call(ctx context.Context, method, path string, body, out any
 // setupTollgate creates the bench channel, prices, balance and an sk- key through the API (docs/API.md) and
 // returns the key once a relayed call succeeds.
 // strategy, when set, becomes every model's routing strategy (PUT /api/admin/routing/models/*/*); channels > 1
-// adds copies of the bench channel, so each routing decision ranks that many candidates.
-func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream, strategy string, channels int) (string, *apiClient, error) {
+// adds copies of the bench channel, so each routing decision ranks that many candidates; limited makes the key
+// one with its own quota (remain_quota), whose holds the Redis shape cannot lease.
+func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream, strategy string, channels int, limited bool) (string, *apiClient, error) {
 	a := &apiClient{base: base, c: &http.Client{Timeout: 10 * time.Second}}
 	var login struct {
 		Token string `json:"token"`
@@ -178,7 +179,11 @@ func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream, str
 	var tok struct {
 		Key string `json:"key"`
 	}
-	if err := a.call(ctx, http.MethodPost, "/api/tokens", map[string]any{"name": "bench", "unlimited": true}, &tok); err != nil {
+	key := map[string]any{"name": "bench", "unlimited": true}
+	if limited {
+		key = map[string]any{"name": "bench", "unlimited": false, "remain_quota": int64(1e15)}
+	}
+	if err := a.call(ctx, http.MethodPost, "/api/tokens", key, &tok); err != nil {
 		return "", nil, err
 	}
 	if !strings.HasPrefix(tok.Key, "sk-") {

@@ -34,19 +34,21 @@ import (
 // and its unflushed charges uncharged in Redis — the same requests' usage rows die with it in the writer's
 // queue, so the live balance and the SQL book stay in agreement.
 //
-// Only requests on the user's balance alone are leased (an unlimited key without spend windows); a limited key
-// or a budget goes to Redis per request as before.
+// A lease belongs to a user and, for a limited key, to that key too (leaseKey): a limited key's lease is held on
+// both accounts and sized by the smaller free amount, so neither the balance nor the key's quota can be overspent.
+// Only keys with a spend window (daily, monthly budget) go to Redis per request as before.
 type Leased struct {
 	*Redis
 	node string
 	opt  LeaseOptions
 
 	mu      sync.Mutex
-	leases  map[int64]*lease
+	leases  map[leaseKey]*lease
 	holds   map[string]localHold // requests held by a lease
 	direct  map[string]localHold // leaseable requests held in Redis (no lease had room), until settled
 	settled map[string]Settlement
-	order   []string // settled ids, oldest first, for the bound
+	order   []string  // settled ids, oldest first, for the bound
+	swept   time.Time // the last sweep of local holds past the hold TTL
 
 	wake   chan struct{}
 	passed chan struct{} // closed when a flush pass ends (guarded by mu)
@@ -65,6 +67,7 @@ type LeaseOptions struct {
 }
 
 type lease struct {
+	key                  leaseKey
 	id                   string
 	seq                  int64 // last flush applied
 	granted              int64 // the lease's amount in Redis after the last flush
@@ -74,6 +77,7 @@ type lease struct {
 	want                 int64 // the size the flusher grows the lease to
 	free                 int64 // the user's bal - held in Redis at the last flush
 	lastUse, lastFlushed time.Time
+	ends                 int64 // the lease's expiry score in Redis after the last flush (the ledger's clock, ms)
 	fresh                bool // not yet granted
 	closing              bool // being ended: takes no new request
 	inflight             *flush
@@ -85,7 +89,26 @@ type flush struct {
 }
 
 type localHold struct {
-	user, amount int64
+	key    leaseKey
+	amount int64
+	at     time.Time // when it was made (the ledger's clock): after the hold TTL it is given back, as Redis would
+}
+
+// leaseKey names whose money a lease holds: the user's alone (tid 0: unlimited keys), or a limited key's quota
+// and its user's balance together.
+type leaseKey struct{ uid, tid int64 }
+
+// leaseOf is the lease that would serve acct.
+func leaseOf(acct Account) leaseKey {
+	if acct.TokenLimited {
+		return leaseKey{acct.UserID, acct.TokenID}
+	}
+	return leaseKey{uid: acct.UserID}
+}
+
+// account is what a request on this lease spends: for money taken outside the lease (Redis' ordinary way).
+func (k leaseKey) account() Account {
+	return Account{UserID: k.uid, TokenID: k.tid, TokenLimited: k.tid != 0}
 }
 
 // room is what a new request may still take from the lease: less when the user's free balance in Redis was
@@ -119,7 +142,7 @@ func NewLeased(r *Redis, opt LeaseOptions) *Leased {
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return &Leased{Redis: r, node: hex.EncodeToString(b[:]), opt: opt, leases: map[int64]*lease{},
+	return &Leased{Redis: r, node: hex.EncodeToString(b[:]), opt: opt, leases: map[leaseKey]*lease{},
 		holds: map[string]localHold{}, direct: map[string]localHold{}, settled: map[string]Settlement{},
 		wake: make(chan struct{}, 1), passed: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 }
@@ -157,9 +180,10 @@ func (l *Leased) Close(ctx context.Context) error {
 	return errors.New("ledger: leases: charges not sent to Redis at close")
 }
 
-func leaseable(acct Account) bool { return !acct.TokenLimited && len(acct.Windows) == 0 }
+func leaseable(acct Account) bool { return len(acct.Windows) == 0 }
 
-// Reserve implements Ledger: from the user's lease when it has room, else from Redis (and a lease is asked for).
+// Reserve implements Ledger: from the account's lease when it has room, else from Redis (and a lease is asked
+// for).
 func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount int64) error {
 	if err := validateReserve(reqID, acct, amount); err != nil {
 		return err
@@ -167,8 +191,9 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 	if !leaseable(acct) {
 		return l.Redis.Reserve(ctx, reqID, acct, amount)
 	}
-	now := time.Now()
+	now, k := time.Now(), leaseOf(acct)
 	l.mu.Lock()
+	l.expireLocked(reqID)
 	if _, dup := l.holds[reqID]; dup {
 		l.mu.Unlock()
 		return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
@@ -177,11 +202,19 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 		l.mu.Unlock()
 		return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
 	}
-	if _, dup := l.direct[reqID]; dup {
+	if d, dup := l.direct[reqID]; dup {
+		// Held in Redis, which alone knows whether that hold expired (and the id is free again).
 		l.mu.Unlock()
-		return fmt.Errorf("reserve %s: %w", reqID, ErrDuplicateHold)
+		err := l.Redis.Reserve(ctx, reqID, acct, amount)
+		if err == nil {
+			l.mu.Lock()
+			d.key, d.amount = k, amount
+			l.direct[reqID] = d
+			l.mu.Unlock()
+		}
+		return err
 	}
-	ls := l.leases[acct.UserID]
+	ls := l.leases[k]
 	if l.usable(ls, amount, now) {
 		ls.outstanding += amount
 		ls.reqs++
@@ -190,14 +223,16 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 			ls.want = max(ls.want, 2*(ls.outstanding+ls.pending))
 			l.poke()
 		}
-		l.holds[reqID] = localHold{user: acct.UserID, amount: amount}
+		l.holds[reqID] = localHold{key: k, amount: amount, at: l.cfg.now()}
 		l.mu.Unlock()
 		return nil
 	}
 	switch {
 	case ls == nil:
-		l.leases[acct.UserID] = &lease{id: l.leaseID(acct.UserID), fresh: true, want: l.opt.Multiple * max(amount, 1), lastUse: now}
-		l.poke()
+		// Asked for after the Redis call below, which loads the accounts the grant needs (a flusher that finds
+		// them unloaded waits for that instead of loading them a second time).
+		l.leases[k] = &lease{key: k, id: l.leaseID(k), fresh: true, want: l.opt.Multiple * max(amount, 1), lastUse: now}
+		defer l.poke()
 	case !ls.closing:
 		ls.lastUse = now
 		ls.want = max(ls.want, 2*(ls.outstanding+ls.pending+amount))
@@ -205,29 +240,44 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 	}
 	l.mu.Unlock()
 	err := l.Redis.Reserve(ctx, reqID, acct, amount)
-	if errors.Is(err, ErrInsufficientUser) && l.shrink(ctx, acct.UserID) {
-		// The user's free money was split between this node's lease and Redis, neither covering the hold
-		// alone: the lease gave back its room, so Redis now sees all of it.
+	if errors.Is(err, ErrInsufficient) && l.shrink(ctx, acct.UserID) {
+		// The free money was split between this node's leases of the user (and its keys) and Redis, neither
+		// covering the hold alone: the leases gave back their room, so Redis now sees all of it.
 		err = l.Redis.Reserve(ctx, reqID, acct, amount)
 	}
 	if err == nil {
 		l.mu.Lock()
-		l.direct[reqID] = localHold{user: acct.UserID, amount: amount}
+		l.direct[reqID] = localHold{key: k, amount: amount}
 		l.mu.Unlock()
 	}
 	return err
 }
 
-// shrink makes the user's lease give its room back to Redis and send what it charged (it takes no new request
-// from then on) and waits for that flush; false when there was nothing to give or send.
+// shrink makes every lease of the user (its balance's and its limited keys') give its room back to Redis and
+// send what it charged (they take no new request from then on) and waits for that flush; false when there was
+// nothing to give or send. A key belongs to one user, so this also covers every lease of any of its keys.
 func (l *Leased) shrink(ctx context.Context, uid int64) bool {
+	return l.shrinkWhere(ctx, func(k leaseKey) bool { return k.uid == uid })
+}
+
+// shrinkToken is shrink for the leases of one limited key.
+func (l *Leased) shrinkToken(ctx context.Context, tid int64) bool {
+	return l.shrinkWhere(ctx, func(k leaseKey) bool { return k.tid == tid })
+}
+
+func (l *Leased) shrinkWhere(ctx context.Context, which func(leaseKey) bool) bool {
 	l.mu.Lock()
-	ls := l.leases[uid]
-	if ls == nil || (!ls.fresh && ls.inflight == nil && ls.room() <= 0 && ls.pending == 0) {
+	var mine []*lease
+	for k, ls := range l.leases {
+		if which(k) && (ls.fresh || ls.inflight != nil || ls.room() > 0 || ls.pending > 0) {
+			ls.closing = true
+			mine = append(mine, ls)
+		}
+	}
+	if len(mine) == 0 {
 		l.mu.Unlock()
 		return false
 	}
-	ls.closing = true
 	for range 3 { // the pass in progress may have started before closing was set
 		passed := l.passed
 		l.mu.Unlock()
@@ -240,7 +290,13 @@ func (l *Leased) shrink(ctx context.Context, uid int64) bool {
 			return false
 		}
 		l.mu.Lock()
-		if l.leases[uid] != ls || (ls.inflight == nil && ls.granted <= ls.pending+ls.outstanding) {
+		given := true
+		for _, ls := range mine {
+			if l.leases[ls.key] == ls && (ls.inflight != nil || ls.granted > ls.pending+ls.outstanding) {
+				given = false
+			}
+		}
+		if given {
 			break
 		}
 	}
@@ -250,7 +306,8 @@ func (l *Leased) shrink(ctx context.Context, uid int64) bool {
 
 // usable reports whether ls may admit a request of amount now. Called with l.mu held.
 func (l *Leased) usable(ls *lease, amount int64, now time.Time) bool {
-	return ls != nil && !ls.closing && !ls.fresh && ls.room() >= amount && now.Sub(ls.lastFlushed) < l.opt.LeaseTTL/2
+	return ls != nil && !ls.closing && !ls.fresh && ls.room() >= amount && now.Sub(ls.lastFlushed) < l.opt.LeaseTTL/2 &&
+		l.nowMS() < ls.ends-l.opt.LeaseTTL.Milliseconds()/2
 }
 
 // Covers reports whether a Reserve of amount on acct would be answered in process right now (a lease has
@@ -261,11 +318,15 @@ func (l *Leased) Covers(acct Account, amount int64) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.usable(l.leases[acct.UserID], amount, time.Now())
+	return l.usable(l.leases[leaseOf(acct)], amount, time.Now())
 }
 
-func (l *Leased) leaseID(uid int64) string {
-	return "lease:" + l.node + ":" + strconv.FormatInt(uid, 10) + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
+func (l *Leased) leaseID(k leaseKey) string {
+	id := "lease:" + l.node + ":" + strconv.FormatInt(k.uid, 10)
+	if k.tid != 0 {
+		id += ":t" + strconv.FormatInt(k.tid, 10)
+	}
+	return id + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
 func (l *Leased) poke() {
@@ -287,15 +348,19 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 		s.Duplicate = true
 		return s, nil
 	}
+	if l.expireLocked(reqID) {
+		l.mu.Unlock()
+		return Settlement{}, fmt.Errorf("settle %s: %w", reqID, ErrNoHold)
+	}
 	h, ok := l.holds[reqID]
 	if !ok {
 		d, direct := l.direct[reqID]
 		delete(l.direct, reqID)
 		l.mu.Unlock()
 		if direct && actual > d.amount {
-			// The excess is taken from the user's free money in Redis: give the lease's room back first, or
-			// the excess would fall short while money sits unused in it.
-			l.shrink(ctx, d.user)
+			// The excess is taken from the free money in Redis: give the leases' room back first, or the
+			// excess would fall short while money sits unused in them.
+			l.shrink(ctx, d.key.uid)
 		}
 		s, err := l.Redis.Settle(ctx, reqID, actual)
 		if err == nil && direct && !s.Duplicate {
@@ -306,7 +371,7 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 		return s, err
 	}
 	delete(l.holds, reqID)
-	ls := l.leases[h.user]
+	ls := l.leases[h.key]
 	ls.outstanding -= h.amount
 	ls.reqs--
 	charge := min(actual, h.amount)
@@ -322,7 +387,7 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 	}
 	l.mu.Unlock()
 	if extra > 0 {
-		more, err := l.chargeOutside(ctx, reqID, h.user, extra)
+		more, err := l.chargeOutside(ctx, reqID, h.key, extra)
 		if err != nil {
 			slog.Error("ledger: charge above the lease failed", "request_id", reqID, "amount", extra, "err", err)
 			more = Settlement{Shortfall: extra}
@@ -336,11 +401,11 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 	return s, nil // the charge goes out with the lease's next flush
 }
 
-// chargeOutside takes amount from the user's free balance in Redis the ordinary way: an empty hold settled
-// for it (the part above a hold is taken up to what the user has, the rest is short).
-func (l *Leased) chargeOutside(ctx context.Context, reqID string, uid, amount int64) (Settlement, error) {
+// chargeOutside takes amount from the lease's accounts in Redis the ordinary way: an empty hold settled for it
+// (the part above a hold is taken up to what the user and a limited key have, the rest is short).
+func (l *Leased) chargeOutside(ctx context.Context, reqID string, k leaseKey, amount int64) (Settlement, error) {
 	id := reqID + "~over"
-	if err := l.Redis.Reserve(ctx, id, Account{UserID: uid}, 0); err != nil {
+	if err := l.Redis.Reserve(ctx, id, k.account(), 0); err != nil {
 		return Settlement{}, err
 	}
 	return l.Redis.Settle(ctx, id, amount)
@@ -363,9 +428,7 @@ func (l *Leased) Release(ctx context.Context, reqID string) error {
 	l.mu.Lock()
 	h, ok := l.holds[reqID]
 	if ok {
-		delete(l.holds, reqID)
-		l.leases[h.user].outstanding -= h.amount
-		l.leases[h.user].reqs--
+		l.dropLocked(reqID, h)
 	}
 	l.mu.Unlock()
 	if ok {
@@ -377,18 +440,77 @@ func (l *Leased) Release(ctx context.Context, reqID string) error {
 	return l.Redis.Release(ctx, reqID)
 }
 
-// UserBalance implements Ledger: Redis' figure (bal - held) counts this node's whole lease as held; the part
-// no local request holds or was charged (its room) is the user's. Redis is read while no flush of the lease is
-// in flight and none is applied meanwhile (a flush's resize would otherwise show before the node knows it).
+// expireLocked gives back the local hold of reqID if it outlived the hold TTL (its request never settled nor
+// released: a bug, a stuck handler), as Redis' sweep would; true if it did. Called with l.mu held.
+func (l *Leased) expireLocked(reqID string) bool {
+	h, ok := l.holds[reqID]
+	if !ok || l.cfg.now().Sub(h.at) < l.cfg.holdTTL {
+		return false
+	}
+	l.dropLocked(reqID, h)
+	return true
+}
+
+// dropLocked ends a local hold without a charge. Called with l.mu held.
+func (l *Leased) dropLocked(reqID string, h localHold) {
+	delete(l.holds, reqID)
+	ls := l.leases[h.key]
+	ls.outstanding -= h.amount
+	ls.reqs--
+}
+
+// sweepLocked gives back every local hold past the hold TTL, at most once per sweepEvery (as Memory's shards
+// do). Called with l.mu held, by the flusher.
+func (l *Leased) sweepLocked() {
+	now := l.cfg.now()
+	if now.Sub(l.swept) < sweepEvery {
+		return
+	}
+	l.swept = now
+	for id, h := range l.holds {
+		if now.Sub(h.at) >= l.cfg.holdTTL {
+			l.dropLocked(id, h)
+		}
+	}
+}
+
+// UserBalance implements Ledger: Redis' figure (bal - held) counts this node's leases of the user (its
+// balance's and its limited keys') as held in whole; the part no local request holds or was charged (their
+// room) is the user's.
 func (l *Leased) UserBalance(ctx context.Context, userID int64) (int64, error) {
+	return l.withRoom(ctx, func(k leaseKey) bool { return k.uid == userID },
+		func() (int64, error) { return l.Redis.UserBalance(ctx, userID) })
+}
+
+// TokenRemain implements Ledger: as UserBalance, for the leases of one limited key.
+func (l *Leased) TokenRemain(ctx context.Context, tokenID int64) (int64, error) {
+	return l.withRoom(ctx, func(k leaseKey) bool { return k.tid == tokenID },
+		func() (int64, error) { return l.Redis.TokenRemain(ctx, tokenID) })
+}
+
+// withRoom is Redis' figure (read) plus the room of the leases which selects. Redis is read while none of them
+// has a flush in flight and none is applied meanwhile (a flush's resize would otherwise show before the node
+// knows it); a lease asked for meanwhile adds nothing (its grant, if already in Redis, reads as held).
+func (l *Leased) withRoom(ctx context.Context, which func(leaseKey) bool, read func() (int64, error)) (int64, error) {
+	type seen struct {
+		ls  *lease
+		seq int64
+	}
 	for range 5 {
 		l.mu.Lock()
-		ls := l.leases[userID]
-		if ls == nil { // a fresh lease goes the general way: its grant may be in flight (and applied in Redis)
-			l.mu.Unlock()
-			return l.Redis.UserBalance(ctx, userID)
+		var mine []seen
+		busy := false
+		for k, ls := range l.leases {
+			if which(k) {
+				mine = append(mine, seen{ls, ls.seq})
+				busy = busy || ls.inflight != nil
+			}
 		}
-		if ls.inflight != nil {
+		if len(mine) == 0 {
+			l.mu.Unlock()
+			return read()
+		}
+		if busy {
 			passed := l.passed
 			l.mu.Unlock()
 			select {
@@ -399,25 +521,33 @@ func (l *Leased) UserBalance(ctx context.Context, userID int64) (int64, error) {
 			}
 			continue
 		}
-		seq := ls.seq
 		l.mu.Unlock()
-		v, err := l.Redis.UserBalance(ctx, userID)
+		v, err := read()
 		if err != nil {
 			return 0, err
 		}
 		l.mu.Lock()
-		if l.leases[userID] == ls && ls.inflight == nil && ls.seq == seq {
-			v += ls.granted - ls.pending - ls.outstanding // Redis' bal - held already has any deficit
-			l.mu.Unlock()
-			return v, nil
+		same := true
+		for _, m := range mine {
+			ls := m.ls
+			if l.leases[ls.key] != ls || ls.inflight != nil || ls.seq != m.seq {
+				same = false
+				break
+			}
+			if l.nowMS() < ls.ends { // else Redis may have swept it: its room is not counted (nor admitted from)
+				v += ls.granted - ls.pending - ls.outstanding // Redis' bal - held already has any deficit
+			}
 		}
 		l.mu.Unlock()
+		if same {
+			return v, nil
+		}
 	}
-	return l.Redis.UserBalance(ctx, userID) // the lease kept flushing: Redis' figure, its room counted as held
+	return read() // the leases kept flushing: Redis' figure, their room counted as held
 }
 
-// AdjustUser implements Ledger. Money taken back ends the lease's room first (then Redis sees it all), so a
-// request is never admitted from a lease on money that is gone; other nodes learn it at their next flush.
+// AdjustUser implements Ledger. Money taken back ends the user's leases' room first (then Redis sees it all), so
+// a request is never admitted from a lease on money that is gone; other nodes learn it at their next flush.
 func (l *Leased) AdjustUser(ctx context.Context, userID, delta int64) error {
 	if err := l.Redis.AdjustUser(ctx, userID, delta); err != nil {
 		return err
@@ -428,12 +558,22 @@ func (l *Leased) AdjustUser(ctx context.Context, userID, delta int64) error {
 	return nil
 }
 
-// Forget implements Ledger. The user's lease first sends its charges and gives back its room (the reloaded
-// balance may be lower): a charge still unsent when SQL is read again would be taken twice if SQL already had
-// it, so only the old window remains (SQL reloaded before the log writer wrote a charge).
+// SetToken implements Ledger. The key's leases give their room back first, as for money taken back: the owner
+// may have lowered the quota.
+func (l *Leased) SetToken(ctx context.Context, tokenID, remain int64) error {
+	l.shrinkToken(ctx, tokenID)
+	return l.Redis.SetToken(ctx, tokenID, remain)
+}
+
+// Forget implements Ledger. The leases of the user and of the key first send their charges and give back their
+// room (the reloaded balance may be lower): a charge still unsent when SQL is read again would be taken twice if
+// SQL already had it, so only the old window remains (SQL reloaded before the log writer wrote a charge).
 func (l *Leased) Forget(ctx context.Context, userID, tokenID int64) error {
 	if userID != 0 {
 		l.shrink(ctx, userID)
+	}
+	if tokenID != 0 {
+		l.shrinkToken(ctx, tokenID)
 	}
 	return l.Redis.Forget(ctx, userID, tokenID)
 }

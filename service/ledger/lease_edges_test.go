@@ -122,7 +122,7 @@ func TestLeased_ZeroHoldKeepsItsLeaseAlive(t *testing.T) {
 	deadline := time.Now().Add(500 * time.Millisecond) // ≫ IdleAfter: the request is still running
 	for time.Now().Before(deadline) {
 		l.mu.Lock()
-		gone := l.leases[1] == nil
+		gone := l.leases[userLease] == nil
 		l.mu.Unlock()
 		if gone {
 			t.Log("the lease ended and was deleted while a request still held from it")
@@ -163,7 +163,7 @@ func TestLeased_UserBalanceCountsADeficitOnce(t *testing.T) {
 	deadline := time.Now().Add(3 * time.Second)
 	for {
 		l.mu.Lock()
-		ls := l.leases[1]
+		ls := l.leases[userLease]
 		ok := ls != nil && ls.pending == 0 && ls.inflight == nil && ls.free < 0
 		l.mu.Unlock()
 		if ok {
@@ -205,7 +205,7 @@ func TestLeased_ExcessAboveAHoldComesFromRoomNotTheHold(t *testing.T) {
 	must(t, err)
 	charged += s.Charged
 	l.mu.Lock()
-	granted := l.leases[1].granted
+	granted := l.leases[userLease].granted
 	l.mu.Unlock()
 	free, err := other.UserBalance(ctx, 1)
 	must(t, err)
@@ -267,14 +267,14 @@ func TestLeased_UserBalanceWhileTheGrantIsInFlight(t *testing.T) {
 	ctx := context.Background()
 	must(t, l.Reserve(ctx, "a", unlimited, 100)) // in Redis; a fresh lease is asked for
 	l.mu.Lock()
-	ls := l.leases[1]
+	ls := l.leases[userLease]
 	f, _ := l.nextFlush(ls, time.Now(), false)
 	ls.inflight = &f
-	j := job{uid: 1, ls: ls, f: f, fresh: true}
-	l.mu.Unlock()
 	at := l.nowMS() // what send does, up to the answer
+	j := job{ls: ls, f: f, fresh: true, ends: at + 60_000}
+	l.mu.Unlock()
 	res, err := leaseScript.Run(ctx, client, []string{prefix + "hold:" + ls.id}, prefix, ls.id, 1, f.seq, f.charge, f.want,
-		at, at+60_000, 120_000, 64, "1", 3_600_000).Slice()
+		at, at+60_000, 120_000, 64, "1", 3_600_000, 0).Slice()
 	must(t, err)
 	go func() { // the answer is applied 100 ms later, and the pass ends
 		time.Sleep(100 * time.Millisecond)

@@ -31,7 +31,7 @@ func (l *Leased) run() {
 
 // job is one lease's flush in one pass.
 type job struct {
-	uid   int64
+	ends  int64 // the expiry score the flush gives the lease (ms)
 	ls    *lease
 	f     flush
 	fresh bool
@@ -43,7 +43,8 @@ func (l *Leased) flushAll(ctx context.Context, closing bool) int {
 	now := time.Now()
 	var jobs []job
 	l.mu.Lock()
-	for uid, ls := range l.leases {
+	l.sweepLocked()
+	for _, ls := range l.leases {
 		if ls.inflight == nil {
 			f, ok := l.nextFlush(ls, now, closing)
 			if !ok {
@@ -51,7 +52,7 @@ func (l *Leased) flushAll(ctx context.Context, closing bool) int {
 			}
 			ls.inflight = &f
 		}
-		jobs = append(jobs, job{uid: uid, ls: ls, f: *ls.inflight, fresh: ls.fresh})
+		jobs = append(jobs, job{ls: ls, f: *ls.inflight, fresh: ls.fresh})
 	}
 	l.mu.Unlock()
 	if len(jobs) > 0 {
@@ -98,9 +99,10 @@ func (l *Leased) send(ctx context.Context, jobs []job, now time.Time) {
 		}
 		keys[i] = []string{l.prefix + "hold:" + j.ls.id}
 		at := l.nowMS() // the ledger's clock, as every other script's sweep uses
-		args[i] = []any{l.prefix, j.ls.id, j.uid, j.f.seq, j.f.charge, j.f.want, at,
-			at + l.opt.LeaseTTL.Milliseconds(), (l.opt.LeaseTTL + holdKeyGrace).Milliseconds(), l.cfg.sweepLimit,
-			fresh, l.cfg.settledTTL.Milliseconds()}
+		jobs[i].ends = at + l.opt.LeaseTTL.Milliseconds()
+		args[i] = []any{l.prefix, j.ls.id, j.ls.key.uid, j.f.seq, j.f.charge, j.f.want, at,
+			jobs[i].ends, (l.opt.LeaseTTL + holdKeyGrace).Milliseconds(), l.cfg.sweepLimit,
+			fresh, l.cfg.settledTTL.Milliseconds(), j.ls.key.tid}
 	}
 	cmds := make([]*redis.Cmd, len(jobs))
 	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -115,12 +117,24 @@ func (l *Leased) send(ctx context.Context, jobs []job, now time.Time) {
 			res, err = leaseScript.Run(ctx, l.rdb, keys[i], args[i]...).Slice()
 		}
 		if err != nil {
-			slog.Warn("ledger: lease flush failed, retried on the next pass", "user", j.uid, "err", err)
+			slog.Warn("ledger: lease flush failed, retried on the next pass", "user", j.ls.key.uid, "token", j.ls.key.tid, "err", err)
 			continue // inflight stays: the same flush is sent again
 		}
 		if asInt(res, 0) == -2 {
-			if err := l.ensure(ctx, "u", j.uid); err != nil {
-				slog.Warn("ledger: lease flush: load user", "user", j.uid, "err", err)
+			if j.fresh { // the Reserve that asked for it loads its accounts itself: the grant waits a pass
+				l.mu.Lock()
+				if j.ls.closing && j.ls.reqs == 0 && l.leases[j.ls.key] == j.ls {
+					delete(l.leases, j.ls.key) // never granted, idle: nothing to send (it admitted nothing)
+				}
+				l.mu.Unlock()
+				continue
+			}
+			kind, id := "u", j.ls.key.uid
+			if asInt(res, 1) == 1 {
+				kind, id = "t", j.ls.key.tid
+			}
+			if err := l.ensure(ctx, kind, id); err != nil {
+				slog.Warn("ledger: lease flush: load account", "kind", kind, "id", id, "err", err)
 			} else {
 				l.poke() // loaded: send it again at once
 			}
@@ -141,9 +155,12 @@ func (l *Leased) apply(j job, res []any, now time.Time) {
 	switch code := asInt(res, 0); code {
 	case 0, 1:
 		if code == 0 && asInt(res, 2) != j.f.charge {
-			slog.Error("ledger: lease held less than its node charged", "user", j.uid, "charge", j.f.charge, "charged", asInt(res, 2))
+			slog.Error("ledger: lease held less than its node charged", "user", ls.key.uid, "token", ls.key.tid, "charge", j.f.charge, "charged", asInt(res, 2))
 		}
 		ls.granted, ls.lastFlushed, ls.fresh = asInt(res, 1), now, false
+		if code == 0 {
+			ls.ends = j.ends
+		}
 		if code == 0 {
 			ls.free = asInt(res, 3)
 		}
@@ -151,14 +168,14 @@ func (l *Leased) apply(j job, res []any, now time.Time) {
 	case -3:
 		if taken := asInt(res, 1); taken < j.f.charge {
 			slog.Error("ledger: lease lost before its charges were sent; taken from the free balance, the rest short",
-				"user", j.uid, "charge", j.f.charge, "taken", taken)
+				"user", ls.key.uid, "token", ls.key.tid, "charge", j.f.charge, "taken", taken)
 		}
 		ls.granted, ls.closing = 0, true
 	default:
-		slog.Error("ledger: lease flush: unexpected answer", "user", j.uid, "answer", res)
+		slog.Error("ledger: lease flush: unexpected answer", "user", ls.key.uid, "token", ls.key.tid, "answer", res)
 		ls.closing = true
 	}
-	if ls.granted == 0 && ls.reqs == 0 && ls.pending == 0 && l.leases[j.uid] == ls {
-		delete(l.leases, j.uid)
+	if ls.granted == 0 && ls.reqs == 0 && ls.pending == 0 && l.leases[ls.key] == ls {
+		delete(l.leases, ls.key)
 	}
 }

@@ -60,13 +60,22 @@ func leasedOn(t *testing.T, client *redis.Client, prefix string, loader Loader, 
 	return l
 }
 
+// userLease and keyLease are the leases of user 1's balance alone and of its limited key 1.
+var userLease, keyLease = leaseOf(unlimited), leaseOf(limited)
+
 // waitLease waits until the node has granted itself a lease for user 1 with at least min of room.
 func waitLease(t *testing.T, l *Leased, min int64) {
+	t.Helper()
+	waitLeaseOf(t, l, userLease, min)
+}
+
+// waitLeaseOf waits until the node has granted itself lease k with at least min of room.
+func waitLeaseOf(t *testing.T, l *Leased, k leaseKey, min int64) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		l.mu.Lock()
-		ls := l.leases[1]
+		ls := l.leases[k]
 		ok := ls != nil && !ls.fresh && !ls.closing && ls.room() >= min
 		l.mu.Unlock()
 		if ok {
@@ -74,13 +83,19 @@ func waitLease(t *testing.T, l *Leased, min int64) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	t.Fatalf("no lease with room %d for user 1", min)
+	t.Fatalf("no lease %+v with room %d", k, min)
 }
 
 // redisUser reads the user's bal and held straight from Redis.
 func redisUser(t *testing.T, client *redis.Client, prefix string) (bal, held int64) {
 	t.Helper()
-	v, err := client.HMGet(context.Background(), prefix+"bal:u:1", "bal", "held").Result()
+	return redisAcct(t, client, prefix, "u")
+}
+
+// redisAcct reads user 1's ("u") or key 1's ("t") bal and held straight from Redis.
+func redisAcct(t *testing.T, client *redis.Client, prefix, kind string) (bal, held int64) {
+	t.Helper()
+	v, err := client.HMGet(context.Background(), prefix+"bal:"+kind+":1", "bal", "held").Result()
 	must(t, err)
 	var b, h int64
 	if v[0] != nil {
@@ -93,52 +108,79 @@ func redisUser(t *testing.T, client *redis.Client, prefix string) (bal, held int
 }
 
 func TestLeased_RequestsFromALeaseSendNothingToRedis(t *testing.T) {
+	t.Run("unlimited key", func(t *testing.T) { sendsNothing(t, unlimited, limited) })
+	t.Run("limited key", func(t *testing.T) { sendsNothing(t, limited, unlimited) })
+}
+
+// sendsNothing: once acct's lease is granted, its requests reserve, settle and release with no Redis command,
+// and the node's balances count the unsent charges at once; other (an account of another lease) is not covered.
+func sendsNothing(t *testing.T, acct, other Account) {
 	client := testRedisClient(t)
 	loader := newLoader()
-	loader.set(1_000_000, 0)
+	loader.set(1_000_000, 500_000)
 	// A long flush interval: nothing is sent by the flusher while the requests run.
 	l := leasedOn(t, client, testPrefix(t), loader, LeaseOptions{FlushEvery: time.Hour, IdleAfter: time.Hour})
 	ctx := context.Background()
-	must(t, l.Reserve(ctx, "first", unlimited, 100)) // in Redis; asks for a lease (granted at once: poked)
-	waitLease(t, l, 100)
+	must(t, l.Reserve(ctx, "first", acct, 100)) // in Redis; asks for a lease (granted at once: poked)
+	waitLeaseOf(t, l, leaseOf(acct), 100)
 
-	if !l.Covers(unlimited, 100) || l.Covers(unlimited, 1_000_000) || l.Covers(limited, 100) {
-		t.Fatalf("Covers: %v for 100 (want true), %v for 1,000,000 and %v for a limited key (want false)",
-			l.Covers(unlimited, 100), l.Covers(unlimited, 1_000_000), l.Covers(limited, 100))
+	if !l.Covers(acct, 100) || l.Covers(acct, 1_000_000) || l.Covers(other, 100) {
+		t.Fatalf("Covers: %v for 100 (want true), %v for 1,000,000 and %v for another lease's account (want false)",
+			l.Covers(acct, 100), l.Covers(acct, 1_000_000), l.Covers(other, 100))
 	}
 
 	var calls callCounter
 	client.AddHook(&calls)
 	for i := range 20 { // 20 × 40 charged stays below half the lease (3,200): no growth, so no flush
 		id := fmt.Sprintf("r%d", i)
-		must(t, l.Reserve(ctx, id, unlimited, 100))
+		must(t, l.Reserve(ctx, id, acct, 100))
 		if s, err := l.Settle(ctx, id, 40); err != nil || s.Charged != 40 || s.Held != 100 {
 			t.Fatalf("settle %s: %+v %v", id, s, err)
 		}
 	}
-	must(t, l.Reserve(ctx, "released", unlimited, 100))
+	must(t, l.Reserve(ctx, "released", acct, 100))
 	must(t, l.Release(ctx, "released"))
 	if n := calls.n.Load(); n != 0 {
 		t.Fatalf("20 leased requests sent %d commands to Redis, want 0 (%s)", n, calls.names())
 	}
-	// The node's own balance counts its unsent charges at once.
+	// The node's own balances count its unsent charges at once.
 	if _, err := l.Settle(ctx, "first", 100); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := l.UserBalance(ctx, 1); err != nil || v != 1_000_000-100-20*40 {
 		t.Fatalf("balance %d %v, want %d", v, err, 1_000_000-100-20*40)
 	}
+	if acct.TokenLimited {
+		if v, err := l.TokenRemain(ctx, 1); err != nil || v != 500_000-100-20*40 {
+			t.Fatalf("key's remaining quota %d %v, want %d", v, err, 500_000-100-20*40)
+		}
+	}
 }
 
 func TestLeased_TwoNodesNeverSpendMoreThanTheBalance(t *testing.T) {
-	// Two nodes share one user's balance; each spends through its lease and through Redis, with costs below,
-	// at and above the holds. At no instant may the balance go below zero; at the end Redis' balance is
-	// exactly the start minus every settlement's charge, and no money stays held.
+	drainTogether(t, []Account{unlimited}, 200_000, 0, "u")
+}
+
+func TestLeased_TwoNodesNeverSpendMoreThanAKeysQuota(t *testing.T) {
+	drainTogether(t, []Account{limited}, 10_000_000, 200_000, "t")
+}
+
+func TestLeased_KeysOfOneUserShareItsBalance(t *testing.T) {
+	// A limited key with more quota than the user has, and an unlimited key: their leases (and per-request
+	// holds) take from one balance.
+	drainTogether(t, []Account{limited, unlimited}, 200_000, 10_000_000, "u")
+}
+
+// drainTogether: two nodes share one user (and its key 1); 16 workers spend through their leases and through
+// Redis, on the accounts given in turn, with costs below, at and above the holds, until the binding account
+// ("u": the user's balance, "t": key 1's quota) is drained. At no instant may a balance go below zero; at the
+// end Redis' balances are exactly the start minus every settlement's charge (the key's only counting its own
+// requests), and no money stays held.
+func drainTogether(t *testing.T, accts []Account, user, token int64, binding string) {
 	client := testRedisClient(t)
 	prefix := testPrefix(t)
-	const start = 200_000
 	loader := newLoader()
-	loader.set(start, 0)
+	loader.set(user, token)
 	lo := LeaseOptions{IdleAfter: 50 * time.Millisecond}
 	nodes := []*Leased{leasedOn(t, client, prefix, loader, lo), leasedOn(t, client, prefix, loader, lo)}
 	ctx := context.Background()
@@ -153,15 +195,17 @@ func TestLeased_TwoNodesNeverSpendMoreThanTheBalance(t *testing.T) {
 				return
 			default:
 			}
-			bal, held := redisUser(t, client, prefix)
-			if bal < 0 || (bal != 0 && bal-held < 0) {
-				watched <- fmt.Sprintf("bal %d held %d", bal, held)
-				return
+			for _, kind := range []string{"u", "t"} {
+				bal, held := redisAcct(t, client, prefix, kind)
+				if bal < 0 || (bal != 0 && bal-held < 0) {
+					watched <- fmt.Sprintf("%s: bal %d held %d", kind, bal, held)
+					return
+				}
 			}
 		}
 	}()
 
-	var charged, refused atomic.Int64
+	var charged, keyCharged, refused atomic.Int64
 	var wg sync.WaitGroup
 	for w := range 16 {
 		wg.Add(1)
@@ -171,8 +215,9 @@ func TestLeased_TwoNodesNeverSpendMoreThanTheBalance(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(w), 7))
 			for i := range 150 {
 				id := fmt.Sprintf("w%d-%d", w, i)
+				acct := accts[(w/2+i)%len(accts)]
 				hold := 50 + rng.Int64N(400)
-				if err := node.Reserve(ctx, id, unlimited, hold); err != nil {
+				if err := node.Reserve(ctx, id, acct, hold); err != nil {
 					refused.Add(1)
 					continue
 				}
@@ -190,6 +235,9 @@ func TestLeased_TwoNodesNeverSpendMoreThanTheBalance(t *testing.T) {
 					t.Errorf("settle %s: %+v, actual %d", id, s, actual)
 				}
 				charged.Add(s.Charged)
+				if acct.TokenLimited {
+					keyCharged.Add(s.Charged)
+				}
 			}
 		}()
 	}
@@ -201,12 +249,18 @@ func TestLeased_TwoNodesNeverSpendMoreThanTheBalance(t *testing.T) {
 	if msg, bad := <-watched; bad {
 		t.Fatalf("overdraft seen in Redis: %s", msg)
 	}
-	bal, held := redisUser(t, client, prefix)
-	if bal != start-charged.Load() || held != 0 {
-		t.Fatalf("Redis bal %d held %d; want bal %d (start %d - charged %d), held 0", bal, held, start-charged.Load(), start, charged.Load())
+	if bal, held := redisAcct(t, client, prefix, "u"); bal != user-charged.Load() || held != 0 {
+		t.Fatalf("Redis user bal %d held %d; want bal %d (start %d - charged %d), held 0", bal, held, user-charged.Load(), user, charged.Load())
 	}
-	if refused.Load() == 0 || charged.Load() < start*9/10 {
-		t.Fatalf("the run should drain the balance: charged %d of %d, %d refused", charged.Load(), start, refused.Load())
+	if bal, held := redisAcct(t, client, prefix, "t"); token > 0 && (bal != token-keyCharged.Load() || held != 0) {
+		t.Fatalf("Redis key bal %d held %d; want bal %d (start %d - charged %d), held 0", bal, held, token-keyCharged.Load(), token, keyCharged.Load())
+	}
+	start, spent := user, charged.Load()
+	if binding == "t" {
+		start, spent = token, keyCharged.Load()
+	}
+	if refused.Load() == 0 || spent < start*9/10 {
+		t.Fatalf("the run should drain the %s account: charged %d of %d, %d refused", binding, spent, start, refused.Load())
 	}
 }
 
@@ -276,7 +330,7 @@ func TestLeased_FlushRetriedAfterAnAmbiguousFailureChargesOnce(t *testing.T) {
 	run := func(seq, charge, want int64, fresh string) []any {
 		now := r.nowMS()
 		res, err := leaseScript.Run(ctx, client, []string{prefix + "hold:L"}, prefix, "L", 1, seq, charge, want, now,
-			now+60_000, 120_000, 64, fresh, 3_600_000).Slice()
+			now+60_000, 120_000, 64, fresh, 3_600_000, 0).Slice()
 		must(t, err)
 		return res
 	}
@@ -306,18 +360,22 @@ func TestLeased_FlushRetriedAfterAnAmbiguousFailureChargesOnce(t *testing.T) {
 	}
 }
 
-func TestLeased_LimitedKeysAndBudgetsStayPerRequest(t *testing.T) {
+func TestLeased_BudgetsStayPerRequest(t *testing.T) {
 	client := testRedisClient(t)
 	loader := newLoader()
 	loader.set(100_000, 100_000)
 	l := leasedOn(t, client, testPrefix(t), loader, LeaseOptions{})
 	ctx := context.Background()
-	must(t, l.Reserve(ctx, "a", limited, 100))
+	budget := Account{UserID: 1, TokenID: 1, TokenLimited: true, Windows: Budgets(time.Now(), 50_000, 0)}
+	must(t, l.Reserve(ctx, "a", budget, 100))
 	l.mu.Lock()
 	n := len(l.leases)
 	l.mu.Unlock()
 	if n != 0 {
-		t.Fatalf("a limited key's request asked for a lease")
+		t.Fatalf("a request on a key with a budget asked for a lease")
+	}
+	if l.Covers(budget, 1) {
+		t.Fatal("Covers a key with a budget")
 	}
 	wantBalances(t, l, 100_000-100, 100_000-100)
 }
