@@ -112,7 +112,7 @@ func (a *apiClient) call(ctx context.Context, method, path string, body, out any
 // returns the key once a relayed call succeeds.
 // strategy, when set, becomes every model's routing strategy (PUT /api/admin/routing/models/*/*); channels > 1
 // adds copies of the bench channel, so each routing decision ranks that many candidates; limited makes the key
-// one with its own quota (remain_quota), whose holds the Redis shape cannot lease.
+// one with its own quota (remain_quota), leased on the Redis shape together with the balance.
 func setupTollgate(ctx context.Context, base string, up *relaytest.Upstream, strategy string, channels int, limited bool) (string, *apiClient, error) {
 	a := &apiClient{base: base, c: &http.Client{Timeout: 10 * time.Second}}
 	var login struct {

@@ -75,17 +75,18 @@ type lease struct {
 	outstanding          int64 // holds of local requests not yet settled or released
 	reqs                 int   // local requests not yet settled or released (a zero hold adds nothing to outstanding)
 	want                 int64 // the size the flusher grows the lease to
-	free                 int64 // the user's bal - held in Redis at the last flush
+	free                 int64 // bal - held in Redis at the last flush (for a key's lease the smaller of the user's and the key's)
 	lastUse, lastFlushed time.Time
 	ends                 int64 // the lease's expiry score in Redis after the last flush (the ledger's clock, ms)
-	fresh                bool // not yet granted
-	closing              bool // being ended: takes no new request
+	fresh                bool  // not yet granted
+	closing              bool  // being ended: takes no new request
 	inflight             *flush
 }
 
 // flush is one flush sent and not yet known to have applied: retried as is (same seq, same amounts).
 type flush struct {
 	seq, charge, want int64
+	ends              int64 // the expiry score it gives the lease, at least (ledger clock, ms; fixed when made, so a retry answered "already applied" is not credited with a later one)
 }
 
 type localHold struct {
@@ -189,7 +190,11 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 		return err
 	}
 	if !leaseable(acct) {
-		return l.Redis.Reserve(ctx, reqID, acct, amount)
+		err := l.Redis.Reserve(ctx, reqID, acct, amount)
+		if errors.Is(err, ErrInsufficientUser) && l.shrink(ctx, acct.UserID) {
+			err = l.Redis.Reserve(ctx, reqID, acct, amount) // the user's money sat in this node's leases
+		}
+		return err
 	}
 	now, k := time.Now(), leaseOf(acct)
 	l.mu.Lock()
@@ -240,9 +245,11 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 	}
 	l.mu.Unlock()
 	err := l.Redis.Reserve(ctx, reqID, acct, amount)
-	if errors.Is(err, ErrInsufficient) && l.shrink(ctx, acct.UserID) {
-		// The free money was split between this node's leases of the user (and its keys) and Redis, neither
-		// covering the hold alone: the leases gave back their room, so Redis now sees all of it.
+	// The free money was split between this node's leases and Redis, neither covering the hold alone: the
+	// leases give back their room, so Redis sees all of it. The user's balance short: every lease of the user
+	// holds some of it; the key's quota short: only this key's lease does.
+	if errors.Is(err, ErrInsufficientUser) && l.shrink(ctx, acct.UserID) ||
+		errors.Is(err, ErrInsufficientToken) && l.shrinkWhere(ctx, func(x leaseKey) bool { return x == k }) {
 		err = l.Redis.Reserve(ctx, reqID, acct, amount)
 	}
 	if err == nil {
@@ -377,7 +384,10 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 	charge := min(actual, h.amount)
 	ls.pending += charge // before room(): the hold just left outstanding and is spent (up to charge)
 	extra := actual - charge
-	take := min(extra, max(ls.room(), 0))
+	take := int64(0)
+	if l.nowMS() < ls.ends { // a lease Redis may have swept has no room to take from
+		take = min(extra, max(ls.room(), 0))
+	}
 	ls.pending += take
 	charge += take
 	extra -= take
@@ -534,8 +544,12 @@ func (l *Leased) withRoom(ctx context.Context, which func(leaseKey) bool, read f
 				same = false
 				break
 			}
-			if l.nowMS() < ls.ends { // else Redis may have swept it: its room is not counted (nor admitted from)
-				v += ls.granted - ls.pending - ls.outstanding // Redis' bal - held already has any deficit
+			// Redis' bal - held already has any deficit. A lease past its expiry score may have been swept: its
+			// grant is not counted back (if it was not swept yet, Redis still counts it as held: the figure is
+			// low, never high), while what it charged and holds locally still comes off.
+			v -= ls.pending + ls.outstanding
+			if l.nowMS() < ls.ends {
+				v += ls.granted
 			}
 		}
 		l.mu.Unlock()
@@ -561,8 +575,12 @@ func (l *Leased) AdjustUser(ctx context.Context, userID, delta int64) error {
 // SetToken implements Ledger. The key's leases give their room back first, as for money taken back: the owner
 // may have lowered the quota.
 func (l *Leased) SetToken(ctx context.Context, tokenID, remain int64) error {
-	l.shrinkToken(ctx, tokenID)
-	return l.Redis.SetToken(ctx, tokenID, remain)
+	l.shrinkToken(ctx, tokenID) // unsent charges land on the old quota
+	if err := l.Redis.SetToken(ctx, tokenID, remain); err != nil {
+		return err
+	}
+	l.shrinkToken(ctx, tokenID) // a lease granted meanwhile from the old quota gives it back
+	return nil
 }
 
 // Forget implements Ledger. The leases of the user and of the key first send their charges and give back their

@@ -271,7 +271,7 @@ func TestLeased_UserBalanceWhileTheGrantIsInFlight(t *testing.T) {
 	f, _ := l.nextFlush(ls, time.Now(), false)
 	ls.inflight = &f
 	at := l.nowMS() // what send does, up to the answer
-	j := job{ls: ls, f: f, fresh: true, ends: at + 60_000}
+	j := job{ls: ls, f: f, fresh: true}
 	l.mu.Unlock()
 	res, err := leaseScript.Run(ctx, client, []string{prefix + "hold:" + ls.id}, prefix, ls.id, 1, f.seq, f.charge, f.want,
 		at, at+60_000, 120_000, 64, "1", 3_600_000, 0).Slice()
@@ -290,5 +290,76 @@ func TestLeased_UserBalanceWhileTheGrantIsInFlight(t *testing.T) {
 	t.Logf("grant answer %v; Redis bal %d held %d; UserBalance %d", res, bal, held, v)
 	if v != 10_000-100 {
 		t.Errorf("UserBalance %d while the grant was in flight, want %d", v, 10_000-100)
+	}
+}
+
+// Review of the limited-key leases: a fresh lease whose grant finds the accounts unloaded, asked for by a Reserve
+// that never loaded them (its context was gone), used to stay in flight for ever (nothing marks it idle while a
+// flush is in flight); it is dropped once idle.
+func TestLeased_UngrantedIdleLeaseIsDropped(t *testing.T) {
+	client := testRedisClient(t)
+	loader := newLoader()
+	loader.set(10_000, 10_000)
+	l := leasedOn(t, client, testPrefix(t), loader, LeaseOptions{IdleAfter: 20 * time.Millisecond})
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Reserve(gone, "a", limited, 100); err == nil {
+		t.Fatal("reserve with a cancelled context: no error")
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		l.mu.Lock()
+		n := len(l.leases)
+		l.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d leases left: the ungranted idle lease was not dropped", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A key's quota running out must not close the user's other leases: only the key's own lease holds its quota.
+func TestLeased_KeyShortShrinksOnlyItsLease(t *testing.T) {
+	client := testRedisClient(t)
+	loader := newLoader()
+	loader.set(1_000_000, 50)
+	l := leasedOn(t, client, testPrefix(t), loader, LeaseOptions{IdleAfter: time.Hour})
+	ctx := context.Background()
+	must(t, l.Reserve(ctx, "u", unlimited, 100))
+	waitLease(t, l, 100)
+	if err := l.Reserve(ctx, "k", limited, 100); !errors.Is(err, ErrInsufficientToken) {
+		t.Fatalf("reserve above the key's quota: %v, want ErrInsufficientToken", err)
+	}
+	l.mu.Lock()
+	closing := l.leases[userLease].closing
+	l.mu.Unlock()
+	if closing {
+		t.Fatal("the user's balance lease was closed because a key's quota ran short")
+	}
+}
+
+// UserBalance with a lease past its expiry score (swept in Redis): what the lease charged and holds locally
+// still comes off; only its grant is no longer counted back.
+func TestLeased_BalanceOfASweptLeaseCountsItsLocalCharges(t *testing.T) {
+	client := testRedisClient(t)
+	loader := newLoader()
+	loader.set(10_000, 0)
+	clock := newClock()
+	l := leasedOn(t, client, testPrefix(t), loader, LeaseOptions{FlushEvery: time.Hour, IdleAfter: time.Hour}, WithClock(clock.Now))
+	ctx := context.Background()
+	must(t, l.Reserve(ctx, "first", unlimited, 100))
+	waitLease(t, l, 200)
+	must(t, l.Release(ctx, "first"))
+	must(t, l.Reserve(ctx, "h1", unlimited, 100))
+	if _, err := l.Settle(ctx, "h1", 40); err != nil {
+		t.Fatal(err)
+	}
+	must(t, l.Reserve(ctx, "h2", unlimited, 100))
+	clock.Advance(2 * time.Minute) // past the lease's expiry score: the next script sweeps it
+	if v, err := l.UserBalance(ctx, 1); err != nil || v != 10_000-40-100 {
+		t.Fatalf("balance %d %v, want %d (Redis' figure less the lease's unsent charge and local hold)", v, err, 10_000-40-100)
 	}
 }

@@ -31,7 +31,6 @@ func (l *Leased) run() {
 
 // job is one lease's flush in one pass.
 type job struct {
-	ends  int64 // the expiry score the flush gives the lease (ms)
 	ls    *lease
 	f     flush
 	fresh bool
@@ -69,7 +68,7 @@ func (l *Leased) flushAll(ctx context.Context, closing bool) int {
 
 // nextFlush decides what a lease sends now, if anything. Called with l.mu held.
 func (l *Leased) nextFlush(ls *lease, now time.Time, closing bool) (flush, bool) {
-	f := flush{seq: ls.seq + 1, charge: ls.pending}
+	f := flush{seq: ls.seq + 1, charge: ls.pending, ends: l.nowMS() + l.opt.LeaseTTL.Milliseconds()}
 	if ls.reqs == 0 && (closing || now.Sub(ls.lastUse) >= l.opt.IdleAfter) {
 		ls.closing = true
 	}
@@ -99,9 +98,8 @@ func (l *Leased) send(ctx context.Context, jobs []job, now time.Time) {
 		}
 		keys[i] = []string{l.prefix + "hold:" + j.ls.id}
 		at := l.nowMS() // the ledger's clock, as every other script's sweep uses
-		jobs[i].ends = at + l.opt.LeaseTTL.Milliseconds()
 		args[i] = []any{l.prefix, j.ls.id, j.ls.key.uid, j.f.seq, j.f.charge, j.f.want, at,
-			jobs[i].ends, (l.opt.LeaseTTL + holdKeyGrace).Milliseconds(), l.cfg.sweepLimit,
+			at + l.opt.LeaseTTL.Milliseconds(), (l.opt.LeaseTTL + holdKeyGrace).Milliseconds(), l.cfg.sweepLimit,
 			fresh, l.cfg.settledTTL.Milliseconds(), j.ls.key.tid}
 	}
 	cmds := make([]*redis.Cmd, len(jobs))
@@ -123,6 +121,7 @@ func (l *Leased) send(ctx context.Context, jobs []job, now time.Time) {
 		if asInt(res, 0) == -2 {
 			if j.fresh { // the Reserve that asked for it loads its accounts itself: the grant waits a pass
 				l.mu.Lock()
+				j.ls.inflight = nil // nothing was applied (-2 comes first): the next pass decides afresh
 				if j.ls.closing && j.ls.reqs == 0 && l.leases[j.ls.key] == j.ls {
 					delete(l.leases, j.ls.key) // never granted, idle: nothing to send (it admitted nothing)
 				}
@@ -158,9 +157,7 @@ func (l *Leased) apply(j job, res []any, now time.Time) {
 			slog.Error("ledger: lease held less than its node charged", "user", ls.key.uid, "token", ls.key.tid, "charge", j.f.charge, "charged", asInt(res, 2))
 		}
 		ls.granted, ls.lastFlushed, ls.fresh = asInt(res, 1), now, false
-		if code == 0 {
-			ls.ends = j.ends
-		}
+		ls.ends = j.f.ends
 		if code == 0 {
 			ls.free = asInt(res, 3)
 		}
