@@ -47,8 +47,11 @@ type Leased struct {
 	holds   map[string]localHold // requests held by a lease
 	direct  map[string]localHold // leaseable requests held in Redis (no lease had room), until settled
 	settled map[string]Settlement
-	order   []string  // settled ids, oldest first, for the bound
-	swept   time.Time // the last sweep of local holds past the hold TTL
+	// tight holds, for a user ({uid, 0}) or a limited key ({0, tid}), until when no lease is asked for: a
+	// reservation was refused for want of money there (pruned by the flusher's sweep).
+	tight map[leaseKey]time.Time
+	order []string  // settled ids, oldest first, for the bound
+	swept time.Time // the last sweep of local holds past the hold TTL
 
 	wake   chan struct{}
 	passed chan struct{} // closed when a flush pass ends (guarded by mu)
@@ -145,7 +148,8 @@ func NewLeased(r *Redis, opt LeaseOptions) *Leased {
 	_, _ = rand.Read(b[:])
 	return &Leased{Redis: r, node: hex.EncodeToString(b[:]), opt: opt, leases: map[leaseKey]*lease{},
 		holds: map[string]localHold{}, direct: map[string]localHold{}, settled: map[string]Settlement{},
-		wake: make(chan struct{}, 1), passed: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+		tight: map[leaseKey]time.Time{},
+		wake:  make(chan struct{}, 1), passed: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 var _ Ledger = (*Leased)(nil)
@@ -233,6 +237,9 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 		return nil
 	}
 	switch {
+	case ls == nil && l.tightLocked(k, now):
+		// Refused for want of money a moment ago: a new lease would hold half of what is left while other
+		// requests are refused in Redis; per-request holds are exact.
 	case ls == nil:
 		// Asked for after the Redis call below, which loads the accounts the grant needs (a flusher that finds
 		// them unloaded waits for that instead of loading them a second time).
@@ -247,10 +254,23 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 	err := l.Redis.Reserve(ctx, reqID, acct, amount)
 	// The free money was split between this node's leases and Redis, neither covering the hold alone: the
 	// leases give back their room, so Redis sees all of it. The user's balance short: every lease of the user
-	// holds some of it; the key's quota short: only this key's lease does.
-	if errors.Is(err, ErrInsufficientUser) && l.shrink(ctx, acct.UserID) ||
-		errors.Is(err, ErrInsufficientToken) && l.shrinkWhere(ctx, func(x leaseKey) bool { return x == k }) {
-		err = l.Redis.Reserve(ctx, reqID, acct, amount)
+	// holds some of it; the key's quota short: only this key's lease does. No lease is asked for meanwhile
+	// (tight), so what was given back stays in Redis.
+	for range 3 {
+		if errors.Is(err, ErrInsufficientUser) {
+			l.markTight(leaseKey{uid: k.uid}, now)
+			if l.shrink(ctx, acct.UserID) {
+				err = l.Redis.Reserve(ctx, reqID, acct, amount)
+				continue
+			}
+		} else if errors.Is(err, ErrInsufficientToken) {
+			l.markTight(leaseKey{tid: k.tid}, now)
+			if l.shrinkWhere(ctx, func(x leaseKey) bool { return x == k }) {
+				err = l.Redis.Reserve(ctx, reqID, acct, amount)
+				continue
+			}
+		}
+		break
 	}
 	if err == nil {
 		l.mu.Lock()
@@ -385,7 +405,7 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 	ls.pending += charge // before room(): the hold just left outstanding and is spent (up to charge)
 	extra := actual - charge
 	take := int64(0)
-	if l.nowMS() < ls.ends { // a lease Redis may have swept has no room to take from
+	if l.nowMS() < ls.ends-l.opt.LeaseTTL.Milliseconds()/2 { // as usable(): a lease near its expiry lends no room
 		take = min(extra, max(ls.room(), 0))
 	}
 	ls.pending += take
@@ -461,6 +481,23 @@ func (l *Leased) expireLocked(reqID string) bool {
 	return true
 }
 
+// markTight keeps leases of an account (a user: {uid, 0}; a limited key: {0, tid}) from being asked for during
+// IdleAfter after a reservation was refused for want of money on it.
+func (l *Leased) markTight(acct leaseKey, now time.Time) {
+	l.mu.Lock()
+	l.tight[acct] = now.Add(l.opt.IdleAfter)
+	l.mu.Unlock()
+}
+
+// tightLocked reports whether lease k may not be asked for now (its user or its key is tight). Called with l.mu
+// held.
+func (l *Leased) tightLocked(k leaseKey, now time.Time) bool {
+	if now.Before(l.tight[leaseKey{uid: k.uid}]) {
+		return true
+	}
+	return k.tid != 0 && now.Before(l.tight[leaseKey{tid: k.tid}])
+}
+
 // dropLocked ends a local hold without a charge. Called with l.mu held.
 func (l *Leased) dropLocked(reqID string, h localHold) {
 	delete(l.holds, reqID)
@@ -477,6 +514,11 @@ func (l *Leased) sweepLocked() {
 		return
 	}
 	l.swept = now
+	for a, until := range l.tight {
+		if !time.Now().Before(until) {
+			delete(l.tight, a)
+		}
+	}
 	for id, h := range l.holds {
 		if now.Sub(h.at) >= l.cfg.holdTTL {
 			l.dropLocked(id, h)

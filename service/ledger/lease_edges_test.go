@@ -271,7 +271,7 @@ func TestLeased_UserBalanceWhileTheGrantIsInFlight(t *testing.T) {
 	f, _ := l.nextFlush(ls, time.Now(), false)
 	ls.inflight = &f
 	at := l.nowMS() // what send does, up to the answer
-	j := job{ls: ls, f: f, fresh: true}
+	j := job{ls: ls, f: f, fresh: true, ends: at + 60_000}
 	l.mu.Unlock()
 	res, err := leaseScript.Run(ctx, client, []string{prefix + "hold:" + ls.id}, prefix, ls.id, 1, f.seq, f.charge, f.want,
 		at, at+60_000, 120_000, 64, "1", 3_600_000, 0).Slice()

@@ -31,6 +31,7 @@ func (l *Leased) run() {
 
 // job is one lease's flush in one pass.
 type job struct {
+	ends  int64 // the expiry score this attempt gives the lease (ms): what Redis keeps when it applies it
 	ls    *lease
 	f     flush
 	fresh bool
@@ -98,8 +99,9 @@ func (l *Leased) send(ctx context.Context, jobs []job, now time.Time) {
 		}
 		keys[i] = []string{l.prefix + "hold:" + j.ls.id}
 		at := l.nowMS() // the ledger's clock, as every other script's sweep uses
+		jobs[i].ends = at + l.opt.LeaseTTL.Milliseconds()
 		args[i] = []any{l.prefix, j.ls.id, j.ls.key.uid, j.f.seq, j.f.charge, j.f.want, at,
-			at + l.opt.LeaseTTL.Milliseconds(), (l.opt.LeaseTTL + holdKeyGrace).Milliseconds(), l.cfg.sweepLimit,
+			jobs[i].ends, (l.opt.LeaseTTL + holdKeyGrace).Milliseconds(), l.cfg.sweepLimit,
 			fresh, l.cfg.settledTTL.Milliseconds(), j.ls.key.tid}
 	}
 	cmds := make([]*redis.Cmd, len(jobs))
@@ -157,7 +159,10 @@ func (l *Leased) apply(j job, res []any, now time.Time) {
 			slog.Error("ledger: lease held less than its node charged", "user", ls.key.uid, "token", ls.key.tid, "charge", j.f.charge, "charged", asInt(res, 2))
 		}
 		ls.granted, ls.lastFlushed, ls.fresh = asInt(res, 1), now, false
-		ls.ends = j.f.ends
+		ls.ends = j.ends // applied now: this attempt's score
+		if code == 1 {
+			ls.ends = j.f.ends // applied by an earlier attempt: its score is at least the first attempt's
+		}
 		if code == 0 {
 			ls.free = asInt(res, 3)
 		}
