@@ -330,8 +330,10 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 	}
 	h, ok := l.holds[reqID]
 	if !ok {
+		// A hold in Redis stays in direct until a settlement of it returns: a concurrent Settle of the same id
+		// may be the one Redis applies, and this one then hears "duplicate" — whichever succeeds first records it
+		// as settled, so a later Reserve of the id is refused here and not admitted from a lease.
 		d, direct := l.direct[reqID]
-		delete(l.direct, reqID)
 		l.mu.Unlock()
 		if direct && actual > d.amount {
 			// The excess is taken from the free money in Redis: give the leases' room back first, or the
@@ -339,9 +341,14 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 			l.shrink(ctx, d.key.uid)
 		}
 		s, err := l.Redis.Settle(ctx, reqID, actual)
-		if err == nil && direct && !s.Duplicate {
+		if direct {
 			l.mu.Lock()
-			l.rememberLocked(reqID, s) // a later Reserve of this id must be refused here too
+			delete(l.direct, reqID)
+			if _, known := l.settled[reqID]; err == nil && !known {
+				first := s
+				first.Duplicate = false
+				l.rememberLocked(reqID, first)
+			}
 			l.mu.Unlock()
 		}
 		return s, err
