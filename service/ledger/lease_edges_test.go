@@ -363,3 +363,26 @@ func TestLeased_BalanceOfASweptLeaseCountsItsLocalCharges(t *testing.T) {
 		t.Fatalf("balance %d %v, want %d (Redis' figure less the lease's unsent charge and local hold)", v, err, 10_000-40-100)
 	}
 }
+
+// The owner lowering a key's quota takes effect at once on the node that holds a lease of it: the lease gives
+// its room back before and after the write, so no request is admitted from quota that is gone.
+func TestLeased_SetTokenEndsTheKeysLeaseRoom(t *testing.T) {
+	client := testRedisClient(t)
+	loader := newLoader()
+	loader.set(1_000_000, 100_000)
+	l := leasedOn(t, client, testPrefix(t), loader, LeaseOptions{IdleAfter: time.Hour})
+	ctx := context.Background()
+	must(t, l.Reserve(ctx, "a", limited, 100))
+	waitLeaseOf(t, l, keyLease, 100)
+	must(t, l.Reserve(ctx, "b", limited, 100)) // from the lease
+	if _, err := l.Settle(ctx, "b", 60); err != nil {
+		t.Fatal(err)
+	}
+	must(t, l.SetToken(ctx, 1, 50))
+	if err := l.Reserve(ctx, "c", limited, 100); !errors.Is(err, ErrInsufficientToken) {
+		t.Fatalf("reserve of 100 after the quota was set to 50 (with 100 still held by a): %v, want ErrInsufficientToken", err)
+	}
+	if v, err := l.TokenRemain(ctx, 1); err != nil || v != 50-100 {
+		t.Fatalf("key's remaining quota %d %v, want %d (the new quota less the outstanding hold of a)", v, err, 50-100)
+	}
+}
