@@ -193,14 +193,10 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 	if err := validateReserve(reqID, acct, amount); err != nil {
 		return err
 	}
-	if !leaseable(acct) {
-		err := l.Redis.Reserve(ctx, reqID, acct, amount)
-		if errors.Is(err, ErrInsufficientUser) && l.shrink(ctx, acct.UserID) {
-			err = l.Redis.Reserve(ctx, reqID, acct, amount) // the user's money sat in this node's leases
-		}
-		return err
-	}
 	now, k := time.Now(), leaseOf(acct)
+	if !leaseable(acct) {
+		return l.reserveInRedis(ctx, reqID, acct, amount, k, now)
+	}
 	l.mu.Lock()
 	l.expireLocked(reqID)
 	if _, dup := l.holds[reqID]; dup {
@@ -224,7 +220,7 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 		return err
 	}
 	ls := l.leases[k]
-	if l.usable(ls, amount, now) {
+	if l.usable(ls, amount) {
 		ls.outstanding += amount
 		ls.reqs++
 		ls.lastUse = now
@@ -251,27 +247,7 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 		l.poke()
 	}
 	l.mu.Unlock()
-	err := l.Redis.Reserve(ctx, reqID, acct, amount)
-	// The free money was split between this node's leases and Redis, neither covering the hold alone: the
-	// leases give back their room, so Redis sees all of it. The user's balance short: every lease of the user
-	// holds some of it; the key's quota short: only this key's lease does. No lease is asked for meanwhile
-	// (tight), so what was given back stays in Redis.
-	for range 3 {
-		if errors.Is(err, ErrInsufficientUser) {
-			l.markTight(leaseKey{uid: k.uid}, now)
-			if l.shrink(ctx, acct.UserID) {
-				err = l.Redis.Reserve(ctx, reqID, acct, amount)
-				continue
-			}
-		} else if errors.Is(err, ErrInsufficientToken) {
-			l.markTight(leaseKey{tid: k.tid}, now)
-			if l.shrinkWhere(ctx, func(x leaseKey) bool { return x == k }) {
-				err = l.Redis.Reserve(ctx, reqID, acct, amount)
-				continue
-			}
-		}
-		break
-	}
+	err := l.reserveInRedis(ctx, reqID, acct, amount, k, now)
 	if err == nil {
 		l.mu.Lock()
 		l.direct[reqID] = localHold{key: k, amount: amount}
@@ -280,11 +256,42 @@ func (l *Leased) Reserve(ctx context.Context, reqID string, acct Account, amount
 	return err
 }
 
-// usable reports whether ls may admit a request of amount now. Called with l.mu held.
-func (l *Leased) usable(ls *lease, amount int64, now time.Time) bool {
-	return ls != nil && !ls.closing && !ls.fresh && ls.room() >= amount && now.Sub(ls.lastFlushed) < l.opt.LeaseTTL/2 &&
-		l.nowMS() < ls.ends-l.opt.LeaseTTL.Milliseconds()/2
+// reserveInRedis reserves the ordinary way. A refusal for want of money may only mean the free money is split
+// between this node's leases and Redis, neither covering the hold alone: the leases that hold some of it give
+// their room back (the user's balance short: every lease of the user; the key's quota short: only this key's
+// lease) and Redis is asked again. No lease of that account is asked for meanwhile (tight), so what was given
+// back stays in Redis.
+func (l *Leased) reserveInRedis(ctx context.Context, reqID string, acct Account, amount int64, k leaseKey, now time.Time) error {
+	err := l.Redis.Reserve(ctx, reqID, acct, amount)
+	for range 3 {
+		var tight leaseKey
+		var holding func(leaseKey) bool
+		switch {
+		case errors.Is(err, ErrInsufficientUser):
+			tight, holding = leaseKey{uid: k.uid}, func(x leaseKey) bool { return x.uid == k.uid }
+		case errors.Is(err, ErrInsufficientToken):
+			tight, holding = leaseKey{tid: k.tid}, func(x leaseKey) bool { return x == k }
+		default:
+			return err
+		}
+		l.markTight(tight, now)
+		if !l.shrinkWhere(ctx, holding) {
+			return err
+		}
+		err = l.Redis.Reserve(ctx, reqID, acct, amount)
+	}
+	return err
 }
+
+// usable reports whether ls may admit a request of amount now. Called with l.mu held.
+func (l *Leased) usable(ls *lease, amount int64) bool {
+	return ls != nil && !ls.closing && !ls.fresh && ls.room() >= amount && l.lends(ls)
+}
+
+// lends reports whether ls is far enough from its expiry score in Redis (the ledger's clock) to admit requests
+// or lend room to a settlement's excess: a node stops drawing on a lease not flushed for half its TTL, so a
+// charge made now reaches Redis before the sweep could take the lease.
+func (l *Leased) lends(ls *lease) bool { return l.nowMS() < ls.ends-l.opt.LeaseTTL.Milliseconds()/2 }
 
 // Covers reports whether a Reserve of amount on acct would be answered in process right now (a lease has
 // room), so the caller need not overlap it with anything.
@@ -294,7 +301,7 @@ func (l *Leased) Covers(acct Account, amount int64) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.usable(l.leases[leaseOf(acct)], amount, time.Now())
+	return l.usable(l.leases[leaseOf(acct)], amount)
 }
 
 func (l *Leased) leaseID(k leaseKey) string {
@@ -361,7 +368,7 @@ func (l *Leased) Settle(ctx context.Context, reqID string, actual int64) (Settle
 	ls.pending += charge // before room(): the hold just left outstanding and is spent (up to charge)
 	extra := actual - charge
 	take := int64(0)
-	if l.nowMS() < ls.ends-l.opt.LeaseTTL.Milliseconds()/2 { // as usable(): a lease near its expiry lends no room
+	if l.lends(ls) {
 		take = min(extra, max(ls.room(), 0))
 	}
 	ls.pending += take
