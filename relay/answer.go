@@ -133,6 +133,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	ev := sb.ev[:0]
 	defer func() { r.putStreamBuf(sb, ev) }()
 	committed, ended := false, false
+	first := false // this event commits the answer: it goes out at once, not behind the events read with it
 	var readErr error
 	w := c.Writer
 	for !ended {
@@ -191,7 +192,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 			h.Set("X-Accel-Buffering", "no")
 			w.WriteHeader(http.StatusOK)
 			committed, out.delivered, out.ok, out.status = true, true, true, http.StatusOK
-			out.firstByte = time.Since(rq.start)
+			out.firstByte, first = time.Since(rq.start), true
 		}
 		if tr != nil {
 			var terr error
@@ -209,9 +210,11 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 				break
 			}
 		}
-		// A dropped event still flushes what earlier ones left unflushed; the last event goes out at once.
-		if ended || upstreamErr {
+		// A dropped event still flushes what earlier ones left unflushed; the first and the last event go out
+		// at once (an upstream sends its first content right behind the role chunk: time to first byte).
+		if ended || upstreamErr || first {
 			w.Flush()
+			first = false
 		} else {
 			flushUnlessMore(w, br)
 		}
