@@ -70,6 +70,7 @@ type config struct {
 	compare       string          // a second Tollgate binary, measured as tollgate-sqlite-b in the same run (-compare)
 	limitedKey    bool            // the bench key has its own quota (-limited-key) instead of spending the balance alone
 	noConv        bool            // no translated targets (-no-conv): each node then serves one target, as the MariaDB one does
+	gapByChunk    bool            // print the paced path gap per chunk index (-gap-by-chunk)
 }
 
 // phaseNames are the measuring phases, in the order they run.
@@ -97,6 +98,7 @@ func main() {
 	flag.IntVar(&cfg.channels, "channels", 1, "copies of the bench channel on the same fake upstream (candidates per routing decision)")
 	flag.StringVar(&cfg.compare, "compare", "", "also measure this Tollgate binary on SQLite + memory, as target tollgate-sqlite-b (A/B of two builds in one run)")
 	flag.BoolVar(&cfg.limitedKey, "limited-key", false, "bench with a key that has its own quota (on MariaDB + Redis its holds go to Redis: no node-local lease)")
+	flag.BoolVar(&cfg.gapByChunk, "gap-by-chunk", false, "also print the paced streams' path gap p50/p90/p99 before each chunk, per target (stderr)")
 	flag.BoolVar(&cfg.noConv, "no-conv", false, "skip the translated targets: every Tollgate node then serves one target at concurrency 1 (a node serving two answers faster)")
 	phases := flag.String("phases", "", "only these phases, comma-separated: "+strings.Join(phaseNames, ", ")+" (empty: all; for profiling one)")
 	flag.Parse()
@@ -244,7 +246,11 @@ func measure(ctx context.Context, cfg config, targets []Target, rep *Report) {
 	}
 	if cfg.runs("paced") {
 		logf("paced streams, %d workers, %v", cfg.streamWorkers, cfg.pacedFor)
-		rep.Paced = pacedStats(g.Interleaved(ctx, targets, shotStream(modelPaced), Phase{cfg.streamWorkers, cfg.warmup, cfg.pacedFor}))
+		res := g.Interleaved(ctx, targets, shotStream(modelPaced), Phase{cfg.streamWorkers, cfg.warmup, cfg.pacedFor})
+		rep.Paced = pacedStats(res)
+		if cfg.gapByChunk {
+			writeGapsByChunk(os.Stderr, res)
+		}
 	}
 
 	plain := withoutConverted(targets)

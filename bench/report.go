@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -75,6 +76,32 @@ type Report struct {
 	Notes            []string `json:"notes,omitempty"`
 }
 
+// transits are the per-stream transits of the chunks (see Sample.Transits).
+func transits(r Result) [][]time.Duration {
+	var tr [][]time.Duration
+	for _, smp := range r.Samples {
+		tr = append(tr, smp.Transits)
+	}
+	return tr
+}
+
+// writeGapsByChunk prints the path gap before each content chunk of the paced streams, per target: which
+// chunk of a stream the added gap falls on (the last one is followed at once by the stream's end).
+func writeGapsByChunk(w io.Writer, res map[string]Result) {
+	names := make([]string, 0, len(res))
+	for name := range res {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		tr := transits(res[name])
+		for i := 1; i < pacedChunks; i++ {
+			s := summarize(gaps(tr, i, i))
+			fmt.Fprintf(w, "%s chunk %d: path gap p50 %.3f p90 %.3f p99 %.3f ms\n", name, i, s.P50, s.P90, s.P99)
+		}
+	}
+}
+
 // pacedStats turns the paced-stream results into gaps and lag against the direct target.
 func pacedStats(res map[string]Result) map[string]StreamStats {
 	out := map[string]StreamStats{}
@@ -83,11 +110,7 @@ func pacedStats(res map[string]Result) map[string]StreamStats {
 		arr := r.arrivals()
 		// event 0 is the role chunk; content chunks are 1..pacedChunks and 2..pacedChunks follow a pause
 		g := summarize(gaps(arr, 2, pacedChunks))
-		var tr [][]time.Duration
-		for _, smp := range r.Samples {
-			tr = append(tr, smp.Transits)
-		}
-		pg := gaps(tr, 1, pacedChunks) // the path gap: each chunk's transit minus the one before it
+		pg := gaps(transits(r), 1, pacedChunks) // the path gap: each chunk's transit minus the one before it
 		st := StreamStats{Streams: len(arr), Errors: r.Errors, GapP50: g.P50, GapP99: g.P99,
 			MaxLag: ms(maxLag(arr, ref)), PathGapP99: summarize(pg).P99, PathGaps: len(pg)}
 		if r.Err != nil {

@@ -133,9 +133,9 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	ev := sb.ev[:0]
 	defer func() { r.putStreamBuf(sb, ev) }()
 	committed, ended := false, false
-	first := false // this event commits the answer: it goes out at once, not behind the events read with it
 	var readErr error
 	w := c.Writer
+	fl := coalescer{w: w, br: br}
 	for !ended {
 		line, err := br.ReadSlice('\n')
 		ev = append(ev, line...)
@@ -159,7 +159,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		if name == "" && data == nil { // comment or keep-alive
 			if committed {
 				_, _ = w.Write(ev)
-				flushUnlessMore(w, br)
+				fl.written(false)
 			}
 			ev = ev[:0]
 			continue
@@ -192,7 +192,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 			h.Set("X-Accel-Buffering", "no")
 			w.WriteHeader(http.StatusOK)
 			committed, out.delivered, out.ok, out.status = true, true, true, http.StatusOK
-			out.firstByte, first = time.Since(rq.start), true
+			out.firstByte = time.Since(rq.start)
 		}
 		if tr != nil {
 			var terr error
@@ -210,14 +210,8 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 				break
 			}
 		}
-		// A dropped event still flushes what earlier ones left unflushed; the first and the last event go out
-		// at once (an upstream sends its first content right behind the role chunk: time to first byte).
-		if ended || upstreamErr || first {
-			w.Flush()
-			first = false
-		} else {
-			flushUnlessMore(w, br)
-		}
+		// A dropped event still flushes what earlier ones left unflushed; the last event goes out at once.
+		fl.written(ended || upstreamErr)
 		if upstreamErr {
 			// The upstream ended the answer with its own error, and the client has it: pass it on once, stop
 			// (no error event of ours after it), log the upstream's class, bill only the usage it reported.
@@ -300,13 +294,27 @@ func (r *Relay) putStreamBuf(sb *streamBuf, ev []byte) {
 	r.streamBufs.Put(sb)
 }
 
-// flushUnlessMore sends what was written to the client unless another complete event is already buffered from
-// the upstream: that one is written next and flushed with it (one write syscall for a burst, as a plain proxy
-// does). A partial event, or nothing, buffered means the next event's end is not here yet: flush now, so no
+// coalescer decides when the events a stream wrote are flushed to the client. An event the client was
+// waiting for (it was not yet complete in the read buffer when the one before it was done) goes out at once,
+// even when others arrived with it: it never waits while the ones behind it are processed (an upstream sends
+// its first content right behind the role chunk, and its finish, usage and [DONE] right behind the last
+// content). Events that were already waiting in the buffer (a backlog: the relay is behind the upstream) are
+// written together and flushed when no complete one is left: one write syscall for the lot, as a plain proxy
+// does. A partial event, or nothing, buffered means the next event's end is not here yet: flush now, so no
 // event is ever held back waiting for more.
-func flushUnlessMore(w http.Flusher, br *bufio.Reader) {
-	if !completeEventBuffered(br) {
-		w.Flush()
+type coalescer struct {
+	w  http.Flusher
+	br *bufio.Reader
+	// behind: the next event was already complete in the buffer when the last one was written.
+	behind bool
+}
+
+// written is called after each event is written (or dropped); now flushes whatever the buffers hold.
+func (c *coalescer) written(now bool) {
+	awaited := !c.behind
+	c.behind = completeEventBuffered(c.br)
+	if now || awaited || !c.behind {
+		c.w.Flush()
 	}
 }
 

@@ -182,21 +182,24 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	if !u.IsObject() {
 		return
 	}
-	r := u.Get("@this").Map()
-	prompt, hasPrompt := r["prompt_tokens"]
-	if !hasPrompt {
-		prompt, hasPrompt = r["input_tokens"]
+	// One pass over the object (no map of it: this runs on the stream's last chunk, which the client waits
+	// for behind it).
+	f := gjson.GetMany(u.Raw, "prompt_tokens", "input_tokens", "completion_tokens", "output_tokens",
+		"prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens")
+	prompt, out := f[0], f[2]
+	if !prompt.Exists() {
+		prompt = f[1]
 	}
-	out, hasOut := r["completion_tokens"]
-	if !hasOut {
-		out, hasOut = r["output_tokens"]
+	if !out.Exists() {
+		out = f[3]
 	}
-	if !hasPrompt && !hasOut {
+	hasOut := out.Exists()
+	if !prompt.Exists() && !hasOut {
 		return
 	}
-	cached := u.Get("prompt_tokens_details.cached_tokens").Int()
+	cached := f[4].Int()
 	if cached == 0 {
-		cached = u.Get("input_tokens_details.cached_tokens").Int()
+		cached = f[5].Int()
 	}
 	for _, p := range m.CachedAt {
 		if cached != 0 {
