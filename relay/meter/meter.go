@@ -182,24 +182,21 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	if !u.IsObject() {
 		return
 	}
-	// One pass over the object (no map of it: this runs on the stream's last chunk, which the client waits
-	// for behind it).
-	f := gjson.GetMany(u.Raw, "prompt_tokens", "input_tokens", "completion_tokens", "output_tokens",
-		"prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens")
-	prompt, out := f[0], f[2]
-	if !prompt.Exists() {
-		prompt = f[1]
+	r := u.Get("@this").Map()
+	prompt, hasPrompt := r["prompt_tokens"]
+	if !hasPrompt {
+		prompt, hasPrompt = r["input_tokens"]
 	}
-	if !out.Exists() {
-		out = f[3]
+	out, hasOut := r["completion_tokens"]
+	if !hasOut {
+		out, hasOut = r["output_tokens"]
 	}
-	hasOut := out.Exists()
-	if !prompt.Exists() && !hasOut {
+	if !hasPrompt && !hasOut {
 		return
 	}
-	cached := f[4].Int()
+	cached := u.Get("prompt_tokens_details.cached_tokens").Int()
 	if cached == 0 {
-		cached = f[5].Int()
+		cached = u.Get("input_tokens_details.cached_tokens").Int()
 	}
 	for _, p := range m.CachedAt {
 		if cached != 0 {
