@@ -111,7 +111,7 @@ func (s *Store) Close() error {
 
 // allModels lists every table, in creation order.
 func allModels() []any {
-	return []any{&User{}, &Token{}, &Group{}, &Option{}, &AuditLog{}, &Session{}, &Channel{}, &Price{}, &UsageLog{}, &Credit{}, &TopupOrder{}, &Redemption{}, &Tier{}, &AlertLog{}, &FleetBucket{}, &UsageDailyKey{}, &UsageDailyChannel{}, &UserIdentity{}, &EmailToken{}, &BackupCode{}, &RoutingConfig{}, &RoutingDecision{}}
+	return []any{&User{}, &Token{}, &Group{}, &Option{}, &AuditLog{}, &Session{}, &Channel{}, &Price{}, &UsageLog{}, &Credit{}, &TopupOrder{}, &Redemption{}, &Tier{}, &AlertLog{}, &FleetBucket{}, &UsageDailyKey{}, &UsageDailyChannel{}, &UserIdentity{}, &EmailToken{}, &BackupCode{}, &RoutingConfig{}, &RoutingDecision{}, &MoneyBatch{}}
 }
 
 // Migrate creates or updates the schema. It is idempotent; on MySQL a named lock makes two nodes starting

@@ -263,10 +263,7 @@ func (s *Store) insertLogs(ctx context.Context, tx *gorm.DB, logs []UsageLog) (i
 	if s.Kind == "sqlite" {
 		batch = 10
 	}
-	verb := "INSERT IGNORE INTO"
-	if s.Kind == "sqlite" {
-		verb = "INSERT OR IGNORE INTO"
-	}
+	verb := s.insertIgnore()
 	for start := 0; start < len(logs); start += batch {
 		end := min(start+batch, len(logs))
 		args := make([]any, 0, (end-start)*len(logColumns))

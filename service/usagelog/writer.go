@@ -47,6 +47,8 @@ type Writer struct {
 	// writer next tries the log database after a failure (writer goroutine only).
 	spool   *Spool
 	retryAt time.Time
+	// prunedAt is when the money marks of a split log database were last pruned (writer goroutine only).
+	prunedAt time.Time
 	// LogFailures counts failed inserts into a separate log database; Lost counts rows given up at shutdown
 	// (neither the log database nor the spool took them).
 	LogFailures atomic.Int64
@@ -185,10 +187,15 @@ func (w *Writer) commit(batch []Entry) []Entry {
 		return batch
 	}
 	split := w.store.SeparateLogs()
+	var id string // the money's mark in the main database: one id for every try of this batch
+	if split {
+		id = model.NewMoneyBatchID(time.Now())
+		w.pruneMarks()
+	}
 	for attempt := 0; ; attempt++ {
 		err := w.store.DB.Transaction(func(tx *gorm.DB) error {
 			if split { // the money here, the rows in the log database below
-				return applyMoney(tx, w.store, batch)
+				return applyMoneyOnce(tx, w.store, id, batch)
 			}
 			return apply(tx, w.store, batch)
 		})
@@ -318,6 +325,30 @@ func apply(tx *gorm.DB, store *model.Store, batch []Entry) error {
 		}
 	}
 	return applyMoney(tx, store, moved)
+}
+
+// applyMoneyOnce applies a batch's balance changes unless the transaction of an earlier try of it committed
+// (its mark, id, is stored): a try reported failed may have gone through (the connection dropped before the
+// answer), and the writer runs it again.
+func applyMoneyOnce(tx *gorm.DB, store *model.Store, id string, batch []Entry) error {
+	fresh, err := store.ClaimMoneyBatch(context.Background(), tx, id, time.Now())
+	if err != nil || !fresh {
+		return err
+	}
+	return applyMoney(tx, store, batch)
+}
+
+// pruneMarks deletes money marks older than a day, at most once an hour (writer goroutine only).
+func (w *Writer) pruneMarks() {
+	if time.Since(w.prunedAt) < time.Hour {
+		return
+	}
+	w.prunedAt = time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.store.PruneMoneyBatches(ctx, time.Now()); err != nil {
+		slog.Warn("prune money batch marks", "err", err)
+	}
 }
 
 // applyMoney applies a batch's summed balance changes to users and limited keys.

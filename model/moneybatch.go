@@ -1,0 +1,57 @@
+package model
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// MoneyBatch marks a batch of settled charges whose balance changes were applied to the main database while
+// its log rows go to a separate log database (LOG_SQL_DSN). The money transaction records the mark with the
+// changes, so a commit that went through but was reported failed (the connection dropped before the answer)
+// and is run again finds its mark and moves no money twice. With one database the rows themselves (unique
+// request ids) do that (WriteLogs).
+type MoneyBatch struct {
+	ID        string    `gorm:"type:varchar(40);primaryKey"` // moneyBatchIDs: the creation time first, so old marks are one range
+	CreatedAt time.Time `gorm:"not null"`
+}
+
+// moneyBatchKeep is how long a mark is kept: a batch is retried within seconds or minutes of its first try.
+const moneyBatchKeep = 24 * time.Hour
+
+// NewMoneyBatchID is a batch's id: its time in nanoseconds (19 digits) and 64 random bits, so ids sort by
+// time and the marks older than a time are one key range.
+func NewMoneyBatchID(at time.Time) string {
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	return fmt.Sprintf("%019d-%s", at.UnixNano(), hex.EncodeToString(r[:]))
+}
+
+// ClaimMoneyBatch records the batch id in tx and reports whether it was new; false means a transaction that
+// committed before recorded it (its money moved then). Marks older than a day are deleted by the caller's
+// PruneMoneyBatches.
+func (s *Store) ClaimMoneyBatch(ctx context.Context, tx *gorm.DB, id string, at time.Time) (bool, error) {
+	res := tx.WithContext(ctx).Exec(s.insertIgnore()+" money_batches (id, created_at) VALUES (?, ?)", id, at.UTC())
+	if res.Error != nil {
+		return false, res.Error
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// insertIgnore is the dialect's INSERT that skips a row whose key is already stored.
+func (s *Store) insertIgnore() string {
+	if s.Kind == "sqlite" {
+		return "INSERT OR IGNORE INTO"
+	}
+	return "INSERT IGNORE INTO"
+}
+
+// PruneMoneyBatches deletes the marks made before now minus a day.
+func (s *Store) PruneMoneyBatches(ctx context.Context, now time.Time) error {
+	cutoff := fmt.Sprintf("%019d", now.Add(-moneyBatchKeep).UnixNano())
+	return s.DB.WithContext(ctx).Exec("DELETE FROM money_batches WHERE id < ?", cutoff).Error
+}
