@@ -268,7 +268,9 @@ func (r *Relay) attempt(c *gin.Context, rq *request) *outcome {
 			rt.decision.Sticky = out.sticky
 			rq.ratio = r.ratioFor(s.group, rq.who.user.Tier) // billed at the group that served
 			if out.class == ClassNone || out.class == ClassCanceled {
-				r.bind(ctx, rq, rt, s.cand, k)
+				// A streamed answer is complete at the client before this: a client that leaves at once
+				// cancels ctx, and the binding must still be stored.
+				r.bind(context.WithoutCancel(ctx), rq, rt, s.cand, k)
 			}
 			return out
 		}

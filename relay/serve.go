@@ -176,7 +176,12 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 		fail(c, rq.proto, rerr)
 		return
 	}
-	defer release()
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
 	if rq.billable() {
 		hold := r.estimate(rq, f.maxOut, f.choices)
 		if r.Headroom != nil && !r.reservesInProcess(rq, hold) && r.Headroom.Ample(rq, hold) {
@@ -192,6 +197,15 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 		}
 	}
 	out := r.attempt(c, rq)
+	// The attempt's bookkeeping is done (health, the sticky binding): the key's concurrency slot is given back,
+	// then an answer of a stated length leaves now rather than after the finishing goroutine starts and the
+	// handler returns (at concurrency 1 ~0.1 of the plain proxy's added latency) — and never before the slot
+	// is free, or a caller's next request could find its own slot still taken.
+	release()
+	released = true
+	if c.Writer.Header().Get("Content-Length") != "" {
+		c.Writer.Flush()
+	}
 	// The answer is complete: settle and log after the handler returns, so the money and log round trips
 	// never delay the client or the next request on its connection. The writer counts the entry as
 	// announced, so Flush and shutdown wait for it.

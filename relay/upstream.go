@@ -168,14 +168,11 @@ func mappedStatus(ch *channel.Channel, status int) int {
 	return status
 }
 
-// writeJSON writes a complete JSON answer and sends it.
+// writeJSON writes a complete JSON answer (serve sends it once the attempt's bookkeeping is done).
 func writeJSON(c *gin.Context, status int, body []byte) {
 	h := c.Writer.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	c.Writer.WriteHeader(status)
 	_, _ = c.Writer.Write(body)
-	// The answer is whole (its length is in the header): it leaves now, not after the attempt's bookkeeping
-	// and the handler's return (at concurrency 1, ~0.1 of the plain proxy's added latency).
-	c.Writer.Flush()
 }

@@ -67,11 +67,11 @@ func TestApplyMoneyOnce_ARetriedCommitThatWentThroughChargesOnce(t *testing.T) {
 	}
 }
 
-// Marks older than a day are pruned; newer ones stay (a batch is retried within minutes).
-func TestPruneMoneyBatches_KeepsADay(t *testing.T) {
+// Marks older than six hours are pruned; newer ones stay (a batch is retried within seconds).
+func TestPruneMoneyBatches_KeepsSixHours(t *testing.T) {
 	st := openStore(t)
 	now := time.Now()
-	old, recent := model.NewMoneyBatchID(now.Add(-25*time.Hour)), model.NewMoneyBatchID(now.Add(-23*time.Hour))
+	old, recent := model.NewMoneyBatchID(now.Add(-7*time.Hour)), model.NewMoneyBatchID(now.Add(-5*time.Hour))
 	for _, id := range []string{old, recent} {
 		if err := st.DB.Transaction(func(tx *gorm.DB) error {
 			_, err := st.ClaimMoneyBatch(context.Background(), tx, id, now)

@@ -157,6 +157,7 @@ func (w *Writer) run() {
 			drain()
 			batch = w.commit(batch)
 			w.drainSpool()
+			w.pruneMarks()
 		case done := <-w.flushReq:
 			for {
 				drain()
@@ -190,7 +191,6 @@ func (w *Writer) commit(batch []Entry) []Entry {
 	var id string // the money's mark in the main database: one id for every try of this batch
 	if split {
 		id = model.NewMoneyBatchID(time.Now())
-		w.pruneMarks()
 	}
 	for attempt := 0; ; attempt++ {
 		err := w.store.DB.Transaction(func(tx *gorm.DB) error {
@@ -338,9 +338,9 @@ func applyMoneyOnce(tx *gorm.DB, store *model.Store, id string, batch []Entry) e
 	return applyMoney(tx, store, batch)
 }
 
-// pruneMarks deletes money marks older than a day, at most once an hour (writer goroutine only).
+// pruneMarks deletes old money marks of a split log database, at most once an hour (writer goroutine only).
 func (w *Writer) pruneMarks() {
-	if time.Since(w.prunedAt) < time.Hour {
+	if !w.store.SeparateLogs() || time.Since(w.prunedAt) < time.Hour {
 		return
 	}
 	w.prunedAt = time.Now()
