@@ -1,6 +1,9 @@
 package relay_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"sync"
 	"testing"
@@ -70,5 +73,38 @@ func TestLimits_KeyConcurrencyRefusesTheSecondRequestInFlight(t *testing.T) {
 	// The slot is given back: a later request goes through.
 	if a := s.call("POST", "/v1/chat/completions", k.Key, chatBody("gpt-4o-mini", false)); a.status != http.StatusOK {
 		t.Fatalf("after the first finished: %d %s", a.status, a.body)
+	}
+}
+
+// TestLimits_KeyConcurrencyFreesTheSlotBeforeTheAnswerLeaves: a caller with a concurrency=1 key that sends
+// its next request, on a new connection, as soon as it has read the answer is never refused: the slot is
+// given back before the answer's last byte leaves the gateway.
+func TestLimits_KeyConcurrencyFreesTheSlotBeforeTheAnswerLeaves(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "stream"}[stream], func(t *testing.T) { sequentialOnOneSlot(t, stream) })
+	}
+}
+
+func sequentialOnOneSlot(t *testing.T, stream bool) {
+	s := newStandard(t, 1_000_000)
+	k := s.world.key(s.alice, map[string]any{"concurrency": 1})
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // each call on its own connection
+	body, err := json.Marshal(chatBody("gpt-4o-mini", stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		req, _ := http.NewRequest("POST", s.node.URL+"/v1/chat/completions", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+k.Key)
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("call %d, sent once the one before was answered: %d %s", i, res.StatusCode, got)
+		}
 	}
 }
