@@ -103,9 +103,11 @@ func TestPacedStats_FlagsAGatewayOneFrameBehind(t *testing.T) {
 			frames[c.Target] = c
 		}
 	}
-	// The plain proxy itself more than a frame behind the direct upstream (or an honest gateway more than one
-	// behind the proxy) means scheduling noise on a loaded machine is larger than what this test looks for.
-	if v := frames["tollgate-ok"].Value; v > 1 || r.Paced["proxy"].MaxLag > ms(pacedDelay) {
+	// The plain proxy itself more than a frame behind the direct upstream, the honest gateway more than half a
+	// frame behind it (it adds tens of µs when the machine is quiet; 4.6 ms was seen while make test ran the
+	// other packages) or more than one behind the proxy means scheduling noise on a loaded machine is larger
+	// than what this test looks for.
+	if v := frames["tollgate-ok"].Value; v > 1 || r.Paced["proxy"].MaxLag > ms(pacedDelay) || r.Paced["tollgate-ok"].MaxLag > ms(pacedDelay)/2 {
 		t.Skipf("machine too busy for a timing test: proxy %.2f ms behind the upstream, honest gateway %.2f frames behind the proxy",
 			r.Paced["proxy"].MaxLag, v)
 	}
