@@ -59,7 +59,7 @@ func (r *Relay) exchange(c *gin.Context, rq *request, lg *leg, ch *channel.Chann
 		return out, &failure{class: ClassClient, local: rerr}
 	}
 	out.status, out.ok, out.delivered = mappedStatus(ch, x.resp.StatusCode), true, true
-	writeJSON(c, out.status, body)
+	writeJSON(c, rq, out.status, body)
 	return out, nil
 }
 

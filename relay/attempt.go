@@ -369,7 +369,7 @@ func (r *Relay) failed(c *gin.Context, rq *request, st *attemptState) *outcome {
 	}
 	if f.class == ClassClient && len(f.body) > 0 {
 		out.status = mappedStatus(st.lastCh, f.status)
-		writeJSON(c, out.status, clientErrorBody(rq, f))
+		writeJSON(c, rq, out.status, clientErrorBody(rq, f))
 		c.Abort()
 		out.errCode, out.errShown = "upstream_client_error", true
 		return out

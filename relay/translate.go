@@ -107,7 +107,7 @@ func (r *Relay) localCount(c *gin.Context, rq *request, lg *leg) *outcome {
 		n = r.countCanonical(rq)
 	}
 	body := countAnswer(rq.proto, int64(n))
-	writeJSON(c, http.StatusOK, body)
+	writeJSON(c, rq, http.StatusOK, body)
 	return &outcome{status: http.StatusOK, ok: true, delivered: true, leg: lg}
 }
 
