@@ -57,6 +57,30 @@ func entries(n, days int, tag string) []usagelog.Entry {
 	return out
 }
 
+// threeUsers creates users 1, 2 and 3 (the users of entries) with a balance of start each.
+func threeUsers(t *testing.T, st *model.Store, start int64) {
+	t.Helper()
+	for u := int64(1); u <= 3; u++ {
+		if err := st.DB.Create(&model.User{ID: u, Username: fmt.Sprintf("u%d", u), PasswordHash: "x", Quota: start}).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkSpent checks users 1–3 spent exactly spent[u] of their start balance: Σ credits − Σ logged cost.
+func checkSpent(t *testing.T, st *model.Store, start int64, spent map[int64]int64) {
+	t.Helper()
+	for u := int64(1); u <= 3; u++ {
+		var got model.User
+		if err := st.DB.First(&got, u).Error; err != nil {
+			t.Fatal(err)
+		}
+		if got.Quota != start-spent[u] || got.UsedQuota != spent[u] {
+			t.Errorf("user %d: quota %d used %d, want %d and %d", u, got.Quota, got.UsedQuota, start-spent[u], spent[u])
+		}
+	}
+}
+
 func write(w *usagelog.Writer, es []usagelog.Entry) {
 	for _, e := range es {
 		w.Write(e)
@@ -105,11 +129,7 @@ func rawSums(t *testing.T, st *model.Store, key func(l model.UsageLog) string) m
 func TestWriter_DailySumsEqualRawRowsAndReplaysAddNothing(t *testing.T) {
 	st := openStore(t)
 	const start = 100_000_000
-	for u := int64(1); u <= 3; u++ {
-		if err := st.DB.Create(&model.User{ID: u, Username: fmt.Sprintf("u%d", u), PasswordHash: "x", Quota: start}).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+	threeUsers(t, st, start)
 	w := usagelog.NewWriter(st, 1024, 50, 20*time.Millisecond)
 	defer w.Close(context.Background())
 	es := entries(600, 6, "d")
@@ -134,15 +154,7 @@ func TestWriter_DailySumsEqualRawRowsAndReplaysAddNothing(t *testing.T) {
 			spent[e.Log.UserID] += e.Log.Cost
 		}
 	}
-	for u := int64(1); u <= 3; u++ {
-		var got model.User
-		if err := st.DB.First(&got, u).Error; err != nil {
-			t.Fatal(err)
-		}
-		if got.Quota != start-spent[u] || got.UsedQuota != spent[u] {
-			t.Errorf("user %d: quota %d used %d, want %d and %d (Σ credits − Σ logged cost)", u, got.Quota, got.UsedQuota, start-spent[u], spent[u])
-		}
-	}
+	checkSpent(t, st, start, spent)
 	raw := rawSums(t, st, func(l model.UsageLog) string {
 		return fmt.Sprintf("%s|%d|%d|%s", l.CreatedAt.UTC().Format(time.DateOnly), l.UserID, l.TokenID, l.Model)
 	})

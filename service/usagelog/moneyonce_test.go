@@ -3,7 +3,6 @@ package usagelog_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -20,11 +19,7 @@ import (
 func TestApplyMoneyOnce_ARetriedCommitThatWentThroughChargesOnce(t *testing.T) {
 	st := openStore(t)
 	const start = 50_000_000
-	for u := int64(1); u <= 3; u++ {
-		if err := st.DB.Create(&model.User{ID: u, Username: fmt.Sprintf("u%d", u), PasswordHash: "x", Quota: start}).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+	threeUsers(t, st, start)
 	batch := entries(30, 1, "once")
 	spent := map[int64]int64{}
 	for _, e := range batch {
@@ -45,15 +40,7 @@ func TestApplyMoneyOnce_ARetriedCommitThatWentThroughChargesOnce(t *testing.T) {
 			t.Fatalf("try %d: %v", try, err)
 		}
 	}
-	for u := int64(1); u <= 3; u++ {
-		var got model.User
-		if err := st.DB.First(&got, u).Error; err != nil {
-			t.Fatal(err)
-		}
-		if got.Quota != start-spent[u] || got.UsedQuota != spent[u] {
-			t.Errorf("user %d: quota %d used %d, want %d and %d (charged once)", u, got.Quota, got.UsedQuota, start-spent[u], spent[u])
-		}
-	}
+	checkSpent(t, st, start, spent) // charged once
 	// Another batch (another id) moves its own money.
 	if err := st.DB.Transaction(func(tx *gorm.DB) error {
 		return usagelog.ApplyMoneyOnce(tx, st, model.NewMoneyBatchID(time.Now()), batch[:1])
