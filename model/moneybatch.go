@@ -16,8 +16,7 @@ import (
 // and is run again finds its mark and moves no money twice. With one database the rows themselves (unique
 // request ids) do that (WriteLogs).
 type MoneyBatch struct {
-	ID        string    `gorm:"type:varchar(40);primaryKey"` // moneyBatchIDs: the creation time first, so old marks are one range
-	CreatedAt time.Time `gorm:"not null"`
+	ID string `gorm:"type:varchar(40);primaryKey"` // NewMoneyBatchID: the creation time first, so old marks are one range
 }
 
 // moneyBatchKeep is how long a mark is kept. A batch is retried within seconds of a failed try (longer only while
@@ -38,8 +37,8 @@ func moneyBatchTime(at time.Time) string { return fmt.Sprintf("%019d", at.UnixNa
 
 // ClaimMoneyBatch records the batch id in tx and reports whether it was new; false means a transaction that
 // committed before recorded it (its money moved then). Old marks go with PruneMoneyBatches.
-func (s *Store) ClaimMoneyBatch(ctx context.Context, tx *gorm.DB, id string, at time.Time) (bool, error) {
-	res := tx.WithContext(ctx).Exec(s.insertIgnore()+" money_batches (id, created_at) VALUES (?, ?)", id, at.UTC())
+func (s *Store) ClaimMoneyBatch(ctx context.Context, tx *gorm.DB, id string) (bool, error) {
+	res := tx.WithContext(ctx).Exec(s.insertIgnore()+" money_batches (id) VALUES (?)", id)
 	if res.Error != nil {
 		return false, res.Error
 	}

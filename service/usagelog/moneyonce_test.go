@@ -61,7 +61,7 @@ func TestPruneMoneyBatches_KeepsSixHours(t *testing.T) {
 	old, recent := model.NewMoneyBatchID(now.Add(-7*time.Hour)), model.NewMoneyBatchID(now.Add(-5*time.Hour))
 	for _, id := range []string{old, recent} {
 		if err := st.DB.Transaction(func(tx *gorm.DB) error {
-			_, err := st.ClaimMoneyBatch(context.Background(), tx, id, now)
+			_, err := st.ClaimMoneyBatch(context.Background(), tx, id)
 			return err
 		}); err != nil {
 			t.Fatal(err)

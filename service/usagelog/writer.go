@@ -331,7 +331,7 @@ func apply(tx *gorm.DB, store *model.Store, batch []Entry) error {
 // (its mark, id, is stored): a try reported failed may have gone through (the connection dropped before the
 // answer), and the writer runs it again.
 func applyMoneyOnce(tx *gorm.DB, store *model.Store, id string, batch []Entry) error {
-	fresh, err := store.ClaimMoneyBatch(context.Background(), tx, id, time.Now())
+	fresh, err := store.ClaimMoneyBatch(context.Background(), tx, id)
 	if err != nil || !fresh {
 		return err
 	}
