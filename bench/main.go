@@ -4,14 +4,14 @@
 //
 //	go run ./bench                                   # SQLite + memory, and MariaDB + Redis when reachable
 //	go run ./bench -duration 5s -concurrency 32 -shapes sqlite -json bench.json
-//	go run ./bench -tollgate-bin ./tollgate          # skip `go build`
+//	go run ./bench -tollgate-bin ./tollgate          # skip the build (build it as `make build` does: static)
 //
 // It starts a relaytest fake upstream (no artificial delay) in process, a plain httputil.ReverseProxy with a
-// tuned transport as a separate process, and Tollgate built with `go build -o <tmp>/tollgate .` and started with
-// PORT, SQLITE_PATH (or SQL_DSN + REDIS_URL for the mysql shape: database tollgate_bench is recreated and Redis
-// db 9 flushed), SECRET_KEY, ROOT_PASSWORD and LOG_LEVEL=warn. Each Tollgate is set up through its API (login
-// as root, channel → fake upstream, prices, balance, an unlimited sk- key). Then the same load drives every
-// target:
+// tuned transport as a separate process, and Tollgate built as `make build` builds it (`CGO_ENABLED=0 go build
+// -trimpath`) and started with PORT, SQLITE_PATH (or SQL_DSN + REDIS_URL for the mysql shape: database
+// tollgate_bench is recreated and Redis db 9 flushed), SECRET_KEY, ROOT_PASSWORD and LOG_LEVEL=warn. Each
+// Tollgate is set up through its API (login as root, channel → fake upstream, prices, balance, an unlimited sk-
+// key). Then the same load drives every target:
 //
 //  1. non-stream chat completions, -concurrency closed-loop workers, each target alone for -duration in total,
 //     split into -rounds slices that alternate between targets;

@@ -149,10 +149,11 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// runCmd runs a short command, returning its combined output's tail on failure.
-func runCmd(ctx context.Context, dir, name string, args ...string) error {
+// runCmd runs a short command in dir with env added to this process's, returning its combined output's tail on
+// failure.
+func runCmd(ctx context.Context, dir string, env []string, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -28,10 +28,12 @@ const (
 	pacedDelay  = 5 * time.Millisecond
 )
 
-// buildTollgate compiles the gateway from the repository root into dir.
+// buildTollgate compiles the gateway from the repository root into dir as `make build` and the Dockerfile do:
+// static (CGO_ENABLED=0) and -trimpath. A cgo build would link libc dynamically, a binary nobody ships, whose
+// loader, libc pages and cgo start-up add 4–5 MB to the idle RSS measured here.
 func buildTollgate(ctx context.Context, repo, dir string) (string, error) {
 	bin := filepath.Join(dir, "tollgate")
-	if err := runCmd(ctx, repo, "go", "build", "-o", bin, "."); err != nil {
+	if err := runCmd(ctx, repo, []string{"CGO_ENABLED=0"}, "go", "build", "-trimpath", "-o", bin, "."); err != nil {
 		return "", fmt.Errorf("build tollgate: %w", err)
 	}
 	return bin, nil

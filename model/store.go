@@ -53,8 +53,9 @@ func Open(dsn, sqlitePath string) (*Store, error) {
 	if err := privateFiles(sqlitePath); err != nil {
 		return nil, err
 	}
-	// WAL lets readers proceed during the batched writer's commits; busy_timeout absorbs brief write overlaps.
-	dsnSQLite := sqlitePath + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_time_format=sqlite&_texttotime=0&_inttotime=0"
+	// WAL lets readers proceed during the batched writer's commits; busy_timeout absorbs brief write overlaps;
+	// temp_store in memory keeps each log batch's statement journal off a temp file (a pwrite per page).
+	dsnSQLite := sqlitePath + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_time_format=sqlite&_texttotime=0&_inttotime=0"
 	db, err := gorm.Open(sqlite.Open(dsnSQLite), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", sqlitePath, err)
