@@ -91,6 +91,14 @@ func withMySQLDefaults(dsn string) string {
 	return dsn
 }
 
+// insertIgnore is the dialect's INSERT that skips a row whose key is already stored.
+func (s *Store) insertIgnore() string {
+	if s.Kind == "sqlite" {
+		return "INSERT OR IGNORE INTO"
+	}
+	return "INSERT IGNORE INTO"
+}
+
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	sqlDB, err := s.DB.DB()

@@ -77,19 +77,15 @@ func TestLimits_KeyConcurrencyRefusesTheSecondRequestInFlight(t *testing.T) {
 }
 
 // TestLimits_KeyConcurrencyFreesTheSlotBeforeTheAnswerLeaves: a caller with a concurrency=1 key that sends
-// its next request, on a new connection, as soon as it has read the answer is never refused: the slot is
-// given back before the answer's last byte leaves the gateway.
+// its next request, on a new connection, as soon as it has read the answer is never refused: writeJSON gives
+// the slot back before the answer's last byte leaves the gateway (it failed 4 in 10 with the flush first).
+// A stream is not tried here: its client has it only when the handler returns (the chunked end), after the
+// deferred release; a stream subtest passed even with the release moved into the finishing goroutine.
 func TestLimits_KeyConcurrencyFreesTheSlotBeforeTheAnswerLeaves(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		t.Run(map[bool]string{false: "plain", true: "stream"}[stream], func(t *testing.T) { sequentialOnOneSlot(t, stream) })
-	}
-}
-
-func sequentialOnOneSlot(t *testing.T, stream bool) {
 	s := newStandard(t, 1_000_000)
 	k := s.world.key(s.alice, map[string]any{"concurrency": 1})
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // each call on its own connection
-	body, err := json.Marshal(chatBody("gpt-4o-mini", stream))
+	body, err := json.Marshal(chatBody("gpt-4o-mini", false))
 	if err != nil {
 		t.Fatal(err)
 	}
