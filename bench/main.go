@@ -69,7 +69,7 @@ type config struct {
 	phases        map[string]bool // the phases to run (-phases); all when empty
 	compare       string          // a second Tollgate binary, measured as tollgate-sqlite-b in the same run (-compare)
 	limitedKey    bool            // the bench key has its own quota (-limited-key) instead of spending the balance alone
-	noConv        bool            // no translated targets (-no-conv): each node then serves one target, as the MariaDB one does
+	noConv        bool            // no translated target (-no-conv): one node fewer, a shorter run
 	gapByChunk    bool            // print the paced path gap per chunk index (-gap-by-chunk)
 }
 
@@ -99,7 +99,7 @@ func main() {
 	flag.StringVar(&cfg.compare, "compare", "", "also measure this Tollgate binary on SQLite + memory, as target tollgate-sqlite-b (A/B of two builds in one run)")
 	flag.BoolVar(&cfg.limitedKey, "limited-key", false, "bench with a key that has its own quota (on MariaDB + Redis its holds go to Redis: no node-local lease)")
 	flag.BoolVar(&cfg.gapByChunk, "gap-by-chunk", false, "also print the paced streams' path gap p50/p90/p99 before each chunk, per target (stderr)")
-	flag.BoolVar(&cfg.noConv, "no-conv", false, "skip the translated targets: every Tollgate node then serves one target at concurrency 1 (a node serving two answers faster)")
+	flag.BoolVar(&cfg.noConv, "no-conv", false, "skip the translated target (OpenAI chat in, Anthropic channel) and the node that serves it")
 	phases := flag.String("phases", "", "only these phases, comma-separated: "+strings.Join(phaseNames, ", ")+" (empty: all; for profiling one)")
 	flag.Parse()
 	for _, p := range strings.Split(*phases, ",") {
@@ -352,9 +352,8 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 		}
 		if err == nil {
 			logf("starting Tollgate (%s)", shape)
-			// the translated path, measured once: the protocol work is the same on both shapes
 			var ts []Target
-			if ts, err = startNode(ctx, cfg, bin, tmp, sh, up, procs, shape == "sqlite" && !cfg.noConv); err == nil {
+			if ts, err = startNode(ctx, cfg, bin, tmp, sh, up, procs, false); err == nil {
 				targets = append(targets, ts...)
 				continue
 			}
@@ -371,18 +370,33 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 		logf("starting the comparison Tollgate %s (sqlite)", cfg.compare)
 		sh := sqliteShape(dir)
 		sh.name = "sqlite-b"
-		// the same load as the first SQLite node's (its translated target too)
-		ts, err := startNode(ctx, cfg, cfg.compare, dir, sh, up, procs, !cfg.noConv)
+		ts, err := startNode(ctx, cfg, cfg.compare, dir, sh, up, procs, false)
 		if err != nil {
 			return nil, nil, err
+		}
+		targets = append(targets, ts...)
+	}
+	if !cfg.noConv && slices.Contains(cfg.shapes, "sqlite") {
+		// The translated path, measured once (the protocol work is the same on both shapes), on a node of its
+		// own: a node serving both targets would carry twice the proxy's share of every interleaved phase.
+		dir := filepath.Join(tmp, "conv")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return nil, nil, err
+		}
+		logf("starting Tollgate (sqlite) for the translated target")
+		ts, err := startNode(ctx, cfg, bin, dir, sqliteShape(dir), up, procs, true)
+		if err != nil {
+			msg := fmt.Sprintf("Tollgate sqlite%s: %v", convSuffix, err)
+			logf("%s", msg)
+			notes = append(notes, note{msg: msg, failed: true})
 		}
 		targets = append(targets, ts...)
 	}
 	return targets, notes, nil
 }
 
-// startNode starts bin in dir with the shape's environment, sets it up through its API and returns its target
-// (named tollgate-<shape>), and with conv its translated target too.
+// startNode starts bin in dir with the shape's environment, sets it up through its API and returns its one
+// target: tollgate-<shape>, or with conv the translated tollgate-<shape>-conv.
 func startNode(ctx context.Context, cfg config, bin, dir string, sh shapeEnv, up *relaytest.Upstream, procs *[]*Proc, conv bool) ([]Target, error) {
 	p, base, err := startTollgate(ctx, bin, dir, sh)
 	if err != nil {
@@ -394,11 +408,10 @@ func startNode(ctx context.Context, cfg config, bin, dir string, sh shapeEnv, up
 	if err != nil {
 		return nil, p.failure("setup failed: " + err.Error())
 	}
-	ts := []Target{{Name: "tollgate-" + sh.name, URL: base, Key: key, Pid: p.Pid(), API: api}}
 	if conv {
-		ts = append(ts, Target{Name: "tollgate-" + sh.name + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix})
+		return []Target{{Name: "tollgate-" + sh.name + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix}}, nil
 	}
-	return ts, nil
+	return []Target{{Name: "tollgate-" + sh.name, URL: base, Key: key, Pid: p.Pid(), API: api}}, nil
 }
 
 // loadAvg is the 1-minute load average, or 0 where /proc/loadavg is missing.
