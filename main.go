@@ -17,6 +17,7 @@ import (
 
 	"tollgate/app"
 	"tollgate/config"
+	"tollgate/service/gcpace"
 )
 
 func main() {
@@ -49,6 +50,9 @@ func run() error {
 	}
 	if rootPw != "" {
 		fmt.Fprintf(os.Stderr, "\n  Created user 'root' with password: %s\n  (shown once; change it after signing in)\n\n", rootPw)
+	}
+	if cfg.GCHeadroomMB > 0 {
+		defer gcpace.Start(gcpace.Options{Headroom: uint64(cfg.GCHeadroomMB) << 20}).Stop()
 	}
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),

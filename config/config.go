@@ -37,6 +37,9 @@ type Config struct {
 	LogSQLDSN        string
 	LogSpoolDir      string
 	LogSpoolMaxBytes int64
+	// GCHeadroomMB is the garbage the collector may let pile up on a small live heap while the process is busy
+	// (GC_HEADROOM_MB, default 48; 0 turns the pacing off, and so does a GOGC the operator set). See gcpace.
+	GCHeadroomMB int
 }
 
 // CookieSecure says when the console's refresh cookie carries the Secure flag (COOKIE_SECURE).
@@ -109,6 +112,17 @@ func Load(getenv func(string) string) (Config, error) {
 			return c, &FieldError{"LOG_SPOOL_MAX_BYTES", "bytes, at least 1048576 (1 MiB)"}
 		}
 		c.LogSpoolMaxBytes = n
+	}
+	c.GCHeadroomMB = 48
+	if v := strings.TrimSpace(getenv("GC_HEADROOM_MB")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 4096 {
+			return c, &FieldError{"GC_HEADROOM_MB", "MiB, 0 (off) to 4096"}
+		}
+		c.GCHeadroomMB = n
+	}
+	if strings.TrimSpace(getenv("GOGC")) != "" {
+		c.GCHeadroomMB = 0 // the operator paces the collector
 	}
 	c.SQLitePath = getenv("SQLITE_PATH")
 	if c.SQLitePath == "" {
@@ -235,6 +249,7 @@ func (c Config) Masked() []any {
 		"cookie_secure", string(c.CookieSecure),
 		"public_url", c.PublicURL, "stripe_api_base", c.StripeAPIBase,
 		"log_sql_dsn", maskDSN(c.LogSQLDSN), "log_spool_dir", c.LogSpoolDir, "log_spool_max_bytes", c.LogSpoolMaxBytes,
+		"gc_headroom_mb", c.GCHeadroomMB,
 	}
 }
 
