@@ -182,15 +182,30 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	if !u.IsObject() {
 		return
 	}
-	r := u.Get("@this").Map()
-	prompt, hasPrompt := r["prompt_tokens"]
-	if !hasPrompt {
-		prompt, hasPrompt = r["input_tokens"]
+	// One walk of the object, no map: a key given twice counts by its last value, as a client's JSON parser
+	// reads it.
+	var prompt, input, completion, output gjson.Result
+	u.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "prompt_tokens":
+			prompt = v
+		case "input_tokens":
+			input = v
+		case "completion_tokens":
+			completion = v
+		case "output_tokens":
+			output = v
+		}
+		return true
+	})
+	if !prompt.Exists() {
+		prompt = input
 	}
-	out, hasOut := r["completion_tokens"]
-	if !hasOut {
-		out, hasOut = r["output_tokens"]
+	out := completion
+	if !out.Exists() {
+		out = output
 	}
+	hasPrompt, hasOut := prompt.Exists(), out.Exists()
 	if !hasPrompt && !hasOut {
 		return
 	}
