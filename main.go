@@ -28,6 +28,7 @@ func main() {
 }
 
 func run() error {
+	unmapHugeText()
 	cfg, err := config.Load(os.Getenv)
 	if err != nil {
 		return err
