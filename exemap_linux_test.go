@@ -45,3 +45,31 @@ func TestUnmapHugeText_MarksTheExecutablesReadOnlyMappings(t *testing.T) {
 		t.Fatalf("%d of %d read-only mappings of %s marked no-huge-page", marked, readOnly, exe)
 	}
 }
+
+func TestReadOnlyFileRanges_SkipsWritableAndRelocatedMappings(t *testing.T) {
+	smaps := `00400000-00500000 r-xp 00000000 fe:00 12 /bin/tg
+Rss:                 528 kB
+Anonymous:             0 kB
+VmFlags: rd ex mr mw me
+00500000-00600000 r--p 00100000 fe:00 12 /bin/tg
+Anonymous:             0 kB
+VmFlags: rd mr mw me
+00600000-00601000 r--p 00200000 fe:00 12 /bin/tg
+Anonymous:             4 kB
+VmFlags: rd mr mw me ac
+00601000-00700000 rw-p 00201000 fe:00 12 /bin/tg
+Anonymous:           220 kB
+VmFlags: rd wr mr mw me ac
+00700000-00800000 r--p 00000000 fe:00 13 /lib/other.so
+Anonymous:             0 kB
+VmFlags: rd mr mw me
+7f0000000000-7f0000001000 r--s 00000000 fe:00 12 /bin/tg
+Anonymous:             0 kB
+VmFlags: rd mr me ms
+`
+	got := readOnlyFileRanges([]byte(smaps), "/bin/tg")
+	want := [][2]uint64{{0x400000, 0x500000}, {0x500000, 0x600000}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("ranges %x, want %x (code and read-only data; not the relocated, writable, shared or other files)", got, want)
+	}
+}
