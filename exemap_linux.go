@@ -12,8 +12,9 @@ import (
 // each such fault adds 2 MB of resident memory where a small page would add 64 KB: an idle node read 41.8 MB
 // instead of 37.7. It marks the read-only private mappings of the executable MADV_NOHUGEPAGE and drops what is
 // mapped of them; those pages are clean file pages and fault back in from the page cache, small, when next
-// used. A read-only mapping holding pages of its own (a RELRO segment the dynamic loader wrote relocations
-// into, in a PIE or externally linked build) is left alone: dropping them would undo the relocations. Errors
+// used. A read-only mapping holding pages of its own, in memory or swapped (a RELRO segment the dynamic loader
+// wrote relocations into, in a PIE or externally linked build), is left alone: dropping them would undo the
+// relocations. Errors
 // are ignored: this only trims memory.
 func unmapHugeText() {
 	exe, err := os.Readlink("/proc/self/exe")
@@ -31,7 +32,7 @@ func unmapHugeText() {
 }
 
 // readOnlyFileRanges are the [start, end) addresses of path's read-only private mappings in smaps that hold
-// no page of their own (Anonymous 0 kB).
+// no page of their own (Anonymous and Swap 0 kB).
 func readOnlyFileRanges(smaps []byte, path string) [][2]uint64 {
 	var out [][2]uint64
 	var from, to uint64 // the current mapping, while it qualifies
@@ -50,8 +51,8 @@ func readOnlyFileRanges(smaps []byte, path string) [][2]uint64 {
 				from, to = a, b
 			}
 		case to == 0:
-		case f[0] == "Anonymous:" && len(f) > 1 && f[1] != "0":
-			from, to = 0, 0 // pages written after mapping (relocations): not ours to drop
+		case (f[0] == "Anonymous:" || f[0] == "Swap:") && len(f) > 1 && f[1] != "0":
+			from, to = 0, 0 // pages written after mapping (relocations), in memory or swapped: not ours to drop
 		case f[0] == "VmFlags:": // the last line of a mapping's block
 			out = append(out, [2]uint64{from, to})
 			from, to = 0, 0

@@ -182,19 +182,24 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	if !u.IsObject() {
 		return
 	}
-	// One walk of the object, no map: a key given twice counts by its last value, as a client's JSON parser
-	// reads it.
+	// One walk of the object, no map. A key given twice counts by its first value, as everywhere else the
+	// gateway reads usage (gjson's Get; the translator's oaiUsageIn), so a translated answer reports what is billed.
 	var prompt, input, completion, output gjson.Result
+	first := func(dst *gjson.Result, v gjson.Result) {
+		if !dst.Exists() {
+			*dst = v
+		}
+	}
 	u.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "prompt_tokens":
-			prompt = v
+			first(&prompt, v)
 		case "input_tokens":
-			input = v
+			first(&input, v)
 		case "completion_tokens":
-			completion = v
+			first(&completion, v)
 		case "output_tokens":
-			output = v
+			first(&output, v)
 		}
 		return true
 	})

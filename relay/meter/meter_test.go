@@ -123,11 +123,12 @@ func TestEvent_TextKeepsToolArgumentsAndThinking(t *testing.T) {
 	}
 }
 
-// A usage key given twice counts by its last value, as the client's JSON parser reads the answer it is billed for.
-func TestMeter_DuplicatedUsageKeyCountsByItsLastValue(t *testing.T) {
+// A usage key given twice counts by its first value, as the translator reads it (a translated answer reports
+// the tokens that are billed).
+func TestMeter_DuplicatedUsageKeyCountsByItsFirstValue(t *testing.T) {
 	m := New(adaptor.ChatCompletions)
 	m.Body([]byte(`{"usage":{"prompt_tokens":1,"completion_tokens":2,"prompt_tokens":10,"completion_tokens":20}}`))
-	if u, ok := m.Usage(); !ok || u.Input != 10 || u.Output != 20 {
-		t.Fatalf("usage %+v %v, want input 10 output 20", u, ok)
+	if u, ok := m.Usage(); !ok || u.Input != 1 || u.Output != 2 {
+		t.Fatalf("usage %+v %v, want input 1 output 2", u, ok)
 	}
 }

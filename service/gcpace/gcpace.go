@@ -4,11 +4,11 @@
 // With GOGC=100 a heap of live bytes L is collected again when it reaches 2L. A gateway under request load
 // keeps a small live heap (10–20 MB) and allocates over a hundred MB a second, so it collects many times a
 // second: marking took an eighth of the node's CPU under the bench's non-stream load (background mark workers
-// 7.5 %, assists ~5 % of a 12-s profile on MariaDB + Redis). The pacer sets
-// the next target to L + Headroom instead, capped at MaxPercent: a heap of 12 MB with 48 MB of headroom is
-// collected at 60 MB, a quarter as often. Once L reaches Headroom the percent is 100 again, so the pacer never
-// raises a large heap's peak (1,000 concurrent streams hold ~70 MB live): at most it adds Headroom − L bytes
-// of garbage, while L < Headroom. A quiet process (allocating under BusyRate) stays at 100, so the idle
+// 7.5 %, assists ~5 % of a 12-s profile on MariaDB + Redis). The pacer sets GOGC to Headroom / L instead,
+// capped at MaxPercent, so the next target is about L + Headroom (GOGC also scales the stacks and globals,
+// a few MB more): a heap of 12 MB with 48 MB of headroom is collected near 60 MB, a quarter as often. Once L
+// reaches Headroom the percent is 100 again, so the pacer never raises a large heap's peak (1,000 concurrent
+// streams hold ~70 MB live): it adds about Headroom − L bytes of garbage, only while L < Headroom. A quiet process (allocating under BusyRate) stays at 100, so the idle
 // footprint is the plain runtime's.
 package gcpace
 
