@@ -352,9 +352,9 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 		}
 		if err == nil {
 			logf("starting Tollgate (%s)", shape)
-			var ts []Target
-			if ts, err = startNode(ctx, cfg, bin, tmp, sh, up, procs, false); err == nil {
-				targets = append(targets, ts...)
+			var t Target
+			if t, err = startNode(ctx, cfg, bin, tmp, sh, up, procs, false); err == nil {
+				targets = append(targets, t)
 				continue
 			}
 		}
@@ -370,11 +370,11 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 		logf("starting the comparison Tollgate %s (sqlite)", cfg.compare)
 		sh := sqliteShape(dir)
 		sh.name = "sqlite-b"
-		ts, err := startNode(ctx, cfg, cfg.compare, dir, sh, up, procs, false)
+		t, err := startNode(ctx, cfg, cfg.compare, dir, sh, up, procs, false)
 		if err != nil {
 			return nil, nil, err
 		}
-		targets = append(targets, ts...)
+		targets = append(targets, t)
 	}
 	if !cfg.noConv && slices.Contains(cfg.shapes, "sqlite") {
 		// The translated path, measured once (the protocol work is the same on both shapes), on a node of its
@@ -384,34 +384,35 @@ func startTollgates(ctx context.Context, cfg config, tmp string, up *relaytest.U
 			return nil, nil, err
 		}
 		logf("starting Tollgate (sqlite) for the translated target")
-		ts, err := startNode(ctx, cfg, bin, dir, sqliteShape(dir), up, procs, true)
+		t, err := startNode(ctx, cfg, bin, dir, sqliteShape(dir), up, procs, true)
 		if err != nil {
 			msg := fmt.Sprintf("Tollgate sqlite%s: %v", convSuffix, err)
 			logf("%s", msg)
 			notes = append(notes, note{msg: msg, failed: true})
+		} else {
+			targets = append(targets, t)
 		}
-		targets = append(targets, ts...)
 	}
 	return targets, notes, nil
 }
 
-// startNode starts bin in dir with the shape's environment, sets it up through its API and returns its one
+// startNode starts bin in dir with the shape's environment, sets it up through its API and returns its
 // target: tollgate-<shape>, or with conv the translated tollgate-<shape>-conv.
-func startNode(ctx context.Context, cfg config, bin, dir string, sh shapeEnv, up *relaytest.Upstream, procs *[]*Proc, conv bool) ([]Target, error) {
+func startNode(ctx context.Context, cfg config, bin, dir string, sh shapeEnv, up *relaytest.Upstream, procs *[]*Proc, conv bool) (Target, error) {
 	p, base, err := startTollgate(ctx, bin, dir, sh)
 	if err != nil {
-		return nil, err
+		return Target{}, err
 	}
 	*procs = append(*procs, p)
 	up.ClearRequests()
 	key, api, err := setupTollgate(ctx, base, up, cfg.strategy, cfg.channels, cfg.limitedKey)
 	if err != nil {
-		return nil, p.failure("setup failed: " + err.Error())
+		return Target{}, p.failure("setup failed: " + err.Error())
 	}
 	if conv {
-		return []Target{{Name: "tollgate-" + sh.name + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix}}, nil
+		return Target{Name: "tollgate-" + sh.name + convSuffix, URL: base, Key: key, ModelSuffix: convSuffix}, nil
 	}
-	return []Target{{Name: "tollgate-" + sh.name, URL: base, Key: key, Pid: p.Pid(), API: api}}, nil
+	return Target{Name: "tollgate-" + sh.name, URL: base, Key: key, Pid: p.Pid(), API: api}, nil
 }
 
 // loadAvg is the 1-minute load average, or 0 where /proc/loadavg is missing.

@@ -36,9 +36,9 @@ const (
 	DefaultEvery      = 250 * time.Millisecond
 )
 
-// Percent is the GOGC percent for a live heap of live bytes allocating at rate bytes a second: 100 unless
+// PercentFor is the GOGC percent for a live heap of live bytes allocating at rate bytes a second: 100 unless
 // busy, otherwise what leaves headroom bytes above the live heap, between 100 and most.
-func Percent(live, rate, headroom, busyRate uint64, most int) int {
+func PercentFor(live, rate, headroom, busyRate uint64, most int) int {
 	if rate < busyRate || live == 0 {
 		return 100
 	}
@@ -56,6 +56,7 @@ type Pacer struct {
 	done     sync.WaitGroup
 	original int
 	current  atomic.Int64 // the percent last set
+	looks    atomic.Int64 // ticks handled (tests wait for some)
 }
 
 // Percent is the GOGC percent the pacer last set (the original one until it changed it).
@@ -116,11 +117,12 @@ func (p *Pacer) run() {
 				rate = uint64(float64(allocs-lastAllocs) / secs)
 			}
 			lastAllocs, lastAt = allocs, now
-			want := max(Percent(live, rate, p.o.Headroom, p.o.BusyRate, p.o.MaxPercent), p.original)
+			want := max(PercentFor(live, rate, p.o.Headroom, p.o.BusyRate, p.o.MaxPercent), p.original)
 			if want != p.Percent() {
 				debug.SetGCPercent(want)
 				p.current.Store(int64(want))
 			}
+			p.looks.Add(1)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestPercent(t *testing.T) {
+func TestPercentFor(t *testing.T) {
 	const mib = 1 << 20
 	for _, c := range []struct {
 		name       string
@@ -19,8 +19,8 @@ func TestPercent(t *testing.T) {
 		{"busy, live heap past the headroom: never below 100", 70 * mib, 200 * mib, 100},
 		{"no live heap measured yet", 0, 200 * mib, 100},
 	} {
-		if got := Percent(c.live, c.rate, 48*mib, 32*mib, 400); got != c.want {
-			t.Errorf("%s: Percent = %d, want %d", c.name, got, c.want)
+		if got := PercentFor(c.live, c.rate, 48*mib, 32*mib, 400); got != c.want {
+			t.Errorf("%s: PercentFor = %d, want %d", c.name, got, c.want)
 		}
 	}
 }
@@ -54,8 +54,15 @@ func TestPacer_RaisesWhileBusyAndRestoresOnStop(t *testing.T) {
 func TestPacer_NeverBelowTheOriginal(t *testing.T) {
 	before := debug.SetGCPercent(800)
 	defer debug.SetGCPercent(before)
-	p := Start(Options{Every: 5 * time.Millisecond})
-	time.Sleep(30 * time.Millisecond)
+	p := Start(Options{BusyRate: 1, Every: 5 * time.Millisecond}) // busy: it would set at most 400
+	deadline := time.Now().Add(20 * time.Second)                  // a bound for a slow machine, not a figure
+	for p.looks.Load() < 3 && time.Now().Before(deadline) {
+		sink = make([]byte, 1024)
+		time.Sleep(time.Millisecond)
+	}
+	if p.looks.Load() < 3 {
+		t.Fatal("the pacer never looked")
+	}
 	if got := p.Percent(); got != 800 {
 		t.Errorf("percent %d, want the original 800", got)
 	}
