@@ -263,3 +263,49 @@ func TestStream_TimeToFirstByteIsLogged(t *testing.T) {
 	a := s.call("POST", "/v1/chat/completions", s.key.Key, chatBody("gpt-4o-mini", false))
 	check("non-stream", s.logOf(a.reqID))
 }
+
+// An upstream's chunked body ends a moment after its last event ([DONE], message_stop, response.completed)
+// when the two travel in separate packets. The gateway passes the last event on at once and reads the body's
+// end afterwards, so the upstream connection serves the next call instead of being closed and dialled again
+// (a TCP and a TLS handshake per stream). Before, it closed the body at the last event: a new connection for
+// every stream of this test.
+func TestStream_UpstreamConnectionIsKeptAfterTheLastEvent(t *testing.T) {
+	t.Parallel()
+	const end, streams = 20 * time.Millisecond, 6
+	s := newStandard(t, 1_000_000, relaytest.WithEndDelay(end))
+	for _, c := range streamCases() {
+		up := s.oa
+		if c.path == "/v1/messages" {
+			up = s.an
+		}
+		before := up.Conns()
+		for range streams {
+			res, evs, _ := s.stream(c.path, s.key.Key, c.body)
+			if res.StatusCode != http.StatusOK || len(contentEvents(evs)) != relaytest.DefaultChunks {
+				t.Fatalf("%s: %d with %d content events", c.name, res.StatusCode, len(contentEvents(evs)))
+			}
+			// The next call goes out once the gateway has read the body's end (it reaches it `end` after the
+			// last event); a call sent before that would rightly open a second connection.
+			waitFor(t, "the upstream to finish the body", func() bool { return up.Active() == 0 })
+			time.Sleep(end)
+		}
+		if got := up.Conns() - before; got > streams/2 {
+			t.Fatalf("%s: %d upstream connections for %d streams sent one after another, want the first kept", c.name, got, streams)
+		}
+	}
+}
+
+// An upstream that keeps the body open after the last event does not hold the answer, its billing or the
+// gateway: the client has the whole stream at once, and the connection is closed after a bounded wait.
+func TestStream_BodyHeldOpenAfterTheLastEventIsClosed(t *testing.T) {
+	t.Parallel()
+	s := newStandard(t, 1_000_000, relaytest.WithEndDelay(time.Hour))
+	res, evs, id := s.stream("/v1/chat/completions", s.key.Key, chatBody("gpt-4o-mini", true))
+	if res.StatusCode != http.StatusOK || len(contentEvents(evs)) != relaytest.DefaultChunks {
+		t.Fatalf("%d with %d content events", res.StatusCode, len(contentEvents(evs)))
+	}
+	if l := s.logOf(id); l.Status != "success" || l.Cost != 50 {
+		t.Fatalf("log %s cost %d, want success 50", l.Status, l.Cost)
+	}
+	waitFor(t, "the gateway to give up on the body's end", func() bool { return s.oa.Canceled() == 1 })
+}

@@ -32,16 +32,48 @@ var (
 type exchange struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// unlink stops the caller's cancellation from reaching ctx (context.AfterFunc's stop): ctx is not derived
+	// from the caller's request, so a drain may outlive the handler (drain).
+	unlink func() bool
 	watch  *watchdog
 	start  time.Time
 	resp   *http.Response
+	eof    bool // a read returned the end of the body
+	// complete: the answer ended with its terminal event; what is left of the body is only its end.
+	complete bool
 }
 
+// Draining a complete answer's body (drain): at most this much, for at most this long.
+const (
+	drainLimit = 64 << 10
+	drainWait  = time.Second
+)
+
+var errDrainTimeout = errors.New("upstream kept the body open after its last event")
+
+// close ends the exchange. A complete answer whose body end was not read yet is drained in the background.
 func (x *exchange) close() {
 	x.watch.stop()
+	if x.unlink() && x.resp != nil && x.complete && !x.eof {
+		go x.drain()
+		return
+	}
 	if x.resp != nil {
 		x.resp.Body.Close()
 	}
+	x.cancel(context.Canceled)
+}
+
+// drain reads the rest of a complete answer's body — normally only the end of its chunked encoding, a few
+// bytes behind the last event, often not yet arrived when the stream's last event was passed on — so the
+// connection goes back to the pool instead of being closed (closing it means a new TCP and TLS handshake for a
+// later call). An upstream that holds the body open past drainWait, or sends more than drainLimit after its
+// last event, has its connection closed.
+func (x *exchange) drain() {
+	t := time.AfterFunc(drainWait, func() { x.cancel(errDrainTimeout) })
+	_, _ = io.CopyN(io.Discard, x.resp.Body, drainLimit)
+	t.Stop()
+	x.resp.Body.Close()
 	x.cancel(context.Canceled)
 }
 
@@ -50,6 +82,9 @@ func (x *exchange) Read(p []byte) (int, error) {
 	n, err := x.resp.Body.Read(p)
 	if n > 0 {
 		x.watch.read()
+	}
+	if err == io.EOF {
+		x.eof = true
 	}
 	return n, err
 }
@@ -91,8 +126,9 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *le
 	if err != nil {
 		return nil, &failure{class: ClassClient, err: err}
 	}
-	ctx, cancel := context.WithCancelCause(parent)
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	x := &exchange{ctx: ctx, cancel: cancel, start: time.Now()}
+	x.unlink = context.AfterFunc(parent, func() { cancel(context.Cause(parent)) })
 	to := ch.Timeouts.V
 	totalD, totalCause := rq.limits.capEnd(x.start, pickDur(to.TotalMs, defaultTimeouts.total), errTotalTimeout)
 	fbD, fbCause := rq.limits.capFirstByte(x.start, pickDur(to.FirstByteMs, defaultTimeouts.firstByte), errFirstByteTimeout)

@@ -19,9 +19,11 @@ type behavior struct {
 	chunkDelay      time.Duration
 	headerDelay     time.Duration
 	firstChunkDelay time.Duration
-	text            string
-	sendStamps      bool // each content delta carries the time it was sent (WithSendStamps)
-	models          []string
+	// endDelay holds a stream's end (the chunked body's terminator) back after its last event (WithEndDelay).
+	endDelay   time.Duration
+	text       string
+	sendStamps bool // each content delta carries the time it was sent (WithSendStamps)
+	models     []string
 	// toolName and toolArgs, when set, make every generation answer one call of that function with those
 	// arguments (a JSON object as text; streamed in chunks argument fragments) instead of text.
 	toolName, toolArgs string
@@ -155,6 +157,11 @@ func WithSendStamps() Option { return func(b *behavior) { b.sendStamps = true } 
 
 // WithFirstChunkDelay sends stream headers at once but delays the first content delta.
 func WithFirstChunkDelay(d time.Duration) Option { return func(b *behavior) { b.firstChunkDelay = d } }
+
+// WithEndDelay holds a stream open for d after its last event ([DONE], message_stop, response.completed)
+// before the body ends: the end of the chunked body reaches the client in a later packet than the last event,
+// as it can from a vendor behind a load balancer.
+func WithEndDelay(d time.Duration) Option { return func(b *behavior) { b.endDelay = d } }
 
 // WithText sets the answer text; its words are cycled over the chunks.
 func WithText(s string) Option { return func(b *behavior) { b.text = s } }

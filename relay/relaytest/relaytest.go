@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -115,14 +116,28 @@ type Upstream struct {
 	Server *httptest.Server
 	// URL is the base URL without a trailing slash, e.g. http://127.0.0.1:12345 (append /v1/...).
 	URL string
+
+	conns atomic.Int64
 }
 
 // New starts a fake upstream configured by opts over the defaults. Call Close when done.
 func New(opts ...Option) *Upstream {
 	h := NewHandler(opts...)
-	s := httptest.NewServer(h)
-	return &Upstream{Handler: h, Server: s, URL: s.URL}
+	u := &Upstream{Handler: h}
+	s := httptest.NewUnstartedServer(h)
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			u.conns.Add(1)
+		}
+	}
+	s.Start()
+	u.Server, u.URL = s, s.URL
+	return u
 }
+
+// Conns is the number of connections the fake has accepted: a client that reuses its connections opens one
+// per request it has in flight at once.
+func (u *Upstream) Conns() int { return int(u.conns.Load()) }
 
 // Close releases hung requests and shuts the server down.
 func (u *Upstream) Close() {
@@ -416,6 +431,7 @@ func (c *call) writeStream(sp streamPlan) {
 			return
 		}
 	}
+	c.pause(c.b.endDelay)
 }
 
 // strike applies a mid-stream fault; false means the stream is over.
