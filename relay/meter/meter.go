@@ -150,30 +150,81 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 			m.openAIUsage(gjson.GetBytes(data, "response.usage"))
 		}
 	default:
-		res := gjson.GetManyBytes(data, "usage", "choices")
-		if !res[0].IsObject() && m.UsageAt != "" {
-			if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
-				m.openAIUsage(u)
-			}
-		}
-		if res[0].IsObject() {
-			m.openAIUsage(res[0])
-		}
-		choices := res[1]
-		choices.ForEach(func(_, ch gjson.Result) bool {
-			d := ch.Get("delta")
-			m.text.WriteString(d.Get("content").String())
-			m.text.WriteString(d.Get("reasoning_content").String())
-			d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
-				m.text.WriteString(a.String())
-				return true
-			})
-			m.text.WriteString(ch.Get("text").String())
-			return true
-		})
-		return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+		return m.chatEvent(data)
 	}
 	return false
+}
+
+// chatEvent meters an OpenAI chat or completions chunk — every event of most streams — in one walk of it and
+// of its choices, where a Get per field walked the chunk once per field. A key given twice counts by its first
+// value, as Get reads it. It reports whether the chunk carries only usage (no choices or an empty list).
+func (m *Meter) chatEvent(data []byte) (usageOnly bool) {
+	var usage, choices gjson.Result
+	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "usage":
+			first(&usage, v)
+		case "choices":
+			first(&choices, v)
+		}
+		return true
+	})
+	if !usage.IsObject() && m.UsageAt != "" {
+		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
+			m.openAIUsage(u)
+		}
+	}
+	if usage.IsObject() {
+		m.openAIUsage(usage)
+	}
+	choices.ForEach(func(_, ch gjson.Result) bool {
+		m.choiceText(ch)
+		return true
+	})
+	return usage.IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+}
+
+// choiceText keeps what one streamed choice generated: its delta's content, reasoning and tool-call arguments
+// (chat), or its text (completions), in that order.
+func (m *Meter) choiceText(ch gjson.Result) {
+	var delta, text, content, reasoning gjson.Result
+	ch.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "delta":
+			first(&delta, v)
+		case "text":
+			first(&text, v)
+		}
+		return true
+	})
+	tools := false
+	delta.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "content":
+			first(&content, v)
+		case "reasoning_content":
+			first(&reasoning, v)
+		case "tool_calls":
+			tools = true
+		}
+		return true
+	})
+	m.text.WriteString(content.String())
+	m.text.WriteString(reasoning.String())
+	if tools { // rare: a path read (it looks past a repeated key the way Get does)
+		delta.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
+			m.text.WriteString(a.String())
+			return true
+		})
+	}
+	m.text.WriteString(text.String())
+}
+
+// first keeps the first value met for a key.
+func first(dst *gjson.Result, v gjson.Result) {
+	if !dst.Exists() {
+		*dst = v
+	}
 }
 
 // openAIUsage reads chat/completions/embeddings (prompt_tokens/completion_tokens) and Responses
@@ -185,11 +236,6 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	// One walk of the object, no map. A key given twice counts by its first value, as everywhere else the
 	// gateway reads usage (gjson's Get; the translator's oaiUsageIn), so a translated answer reports what is billed.
 	var prompt, input, completion, output gjson.Result
-	first := func(dst *gjson.Result, v gjson.Result) {
-		if !dst.Exists() {
-			*dst = v
-		}
-	}
 	u.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "prompt_tokens":
