@@ -111,6 +111,33 @@ func isErrorEvent(name string, data []byte) bool {
 	return r[0].String() == "error" || r[0].String() == "response.failed" || r[1].IsObject()
 }
 
+// meterLate lets the meter read an event it did not read before the event was sent (pending).
+func (o *outcome) meterLate(pending bool, name string, data []byte) {
+	if pending {
+		o.meter.Event(name, data)
+	}
+}
+
+// mayCarryUsage says whether an OpenAI chunk may hold a usage object: its "usage" key followed by an object
+// rather than null (every chunk of a stream with include_usage carries "usage":null). A key written with
+// escapes is not seen: the meter still reads that usage, but the chunk is passed on instead of dropped.
+func mayCarryUsage(data []byte) bool {
+	for {
+		i := bytes.Index(data, usageKey)
+		if i < 0 {
+			return false
+		}
+		data = bytes.TrimLeft(data[i+len(usageKey):], " \t\r\n")
+		if len(data) > 0 && data[0] == ':' {
+			if v := bytes.TrimLeft(data[1:], " \t\r\n"); len(v) > 0 && v[0] == '{' {
+				return true
+			}
+		}
+	}
+}
+
+var usageKey = []byte(`"usage"`)
+
 // droppedHeader names the caller's fields a translated answer was produced without (leg.dropped).
 const droppedHeader = "X-Tollgate-Dropped"
 
@@ -164,9 +191,13 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 			ev = ev[:0]
 			continue
 		}
+		// The meter reads a passed-through event after it is flushed: its parse is then off the event's way to
+		// the client. It reads it first when its answer decides whether the event is sent (the usage-only chunk
+		// of a usage we asked for) or when a translation reuses the event's bytes.
+		meter := data != nil && !bytes.Equal(data, doneData)
 		drop := false
-		if data != nil && !bytes.Equal(data, doneData) {
-			drop = out.meter.Event(name, data) && rq.injectUsage && tr == nil
+		if meter && (tr != nil || rq.injectUsage && mayCarryUsage(data)) {
+			drop, meter = out.meter.Event(name, data) && rq.injectUsage && tr == nil, false
 		}
 		ended = ad.Terminal(lg.ep, name, data)
 		upstreamErr := isErrorEvent(name, data)
@@ -181,9 +212,11 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 				if f.class == ClassClient {
 					f.status = http.StatusBadRequest // the event is the protocol's error body: passed through as a 400
 				}
+				out.meterLate(meter, name, data)
 				return out, f
 			}
 			if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
+				out.meterLate(meter, name, data)
 				return out, &failure{class: ClassClient, local: rerr}
 			}
 			h := w.Header()
@@ -206,12 +239,14 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		}
 		if !drop {
 			if _, err := w.Write(ev); err != nil {
+				out.meterLate(meter, name, data) // the upstream produced it: counted though not delivered
 				readErr = err
 				break
 			}
 		}
 		// A dropped event still flushes what earlier ones left unflushed; the last event goes out at once.
 		fl.written(ended || upstreamErr)
+		out.meterLate(meter, name, data)
 		if upstreamErr {
 			// The upstream ended the answer with its own error, and the client has it: pass it on once, stop
 			// (no error event of ours after it), log the upstream's class, bill only the usage it reported.
@@ -232,6 +267,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		return out, x.readErr(c, readErr)
 	}
 	if ended {
+		x.complete = true
 		if tr != nil {
 			_, _ = w.Write(tr.finish(nil, true))
 			w.Flush()
