@@ -95,6 +95,16 @@ func writeGapsByChunk(w io.Writer, res map[string]Result) {
 	slices.Sort(names)
 	for _, name := range names {
 		tr := transits(res[name])
+		var all []time.Duration
+		for _, st := range tr {
+			all = append(all, st...)
+		}
+		slices.Sort(all)
+		pg := gaps(tr, 1, pacedChunks)
+		slices.Sort(pg)
+		q := func(ds []time.Duration, p float64) float64 { return ms(percentile(ds, p)) }
+		fmt.Fprintf(w, "%s transit p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f ms; path gap p95 %.3f p99 %.3f p99.5 %.3f ms\n", name,
+			q(all, 50), q(all, 90), q(all, 99), q(all, 99.9), q(pg, 95), q(pg, 99), q(pg, 99.5))
 		for i := 1; i < pacedChunks; i++ {
 			s := summarize(gaps(tr, i, i))
 			fmt.Fprintf(w, "%s chunk %d: path gap p50 %.3f p90 %.3f p99 %.3f ms\n", name, i, s.P50, s.P90, s.P99)
