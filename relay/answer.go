@@ -49,7 +49,10 @@ func (r *Relay) exchange(c *gin.Context, rq *request, lg *leg, ch *channel.Chann
 	if len(body) > ResponseLimit || !gjson.ValidBytes(body) {
 		return out, &failure{class: ClassBadReply, status: x.resp.StatusCode, err: errors.New("upstream answered invalid JSON")}
 	}
-	out.meter.Body(body) // the upstream's own usage, before any translation
+	// The meter reads the upstream's own usage (before any translation) once the answer is sent: the client does
+	// not wait for it.
+	upstream := body
+	defer out.meter.Body(upstream)
 	if lg.conv {
 		if body, err = translateAnswer(rq, lg, body); err != nil {
 			return out, &failure{class: ClassBadReply, status: x.resp.StatusCode, err: err}
