@@ -160,15 +160,7 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 // value, as Get reads it. It reports whether the chunk carries only usage (no choices or an empty list).
 func (m *Meter) chatEvent(data []byte) (usageOnly bool) {
 	var usage, choices gjson.Result
-	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "usage":
-			first(&usage, v)
-		case "choices":
-			first(&choices, v)
-		}
-		return true
-	})
+	firstValues(gjson.ParseBytes(data), chatKeys[:], &usage, &choices)
 	if !usage.IsObject() && m.UsageAt != "" {
 		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
 			m.openAIUsage(u)
@@ -187,31 +179,12 @@ func (m *Meter) chatEvent(data []byte) (usageOnly bool) {
 // choiceText keeps what one streamed choice generated: its delta's content, reasoning and tool-call arguments
 // (chat), or its text (completions), in that order.
 func (m *Meter) choiceText(ch gjson.Result) {
-	var delta, text, content, reasoning gjson.Result
-	ch.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "delta":
-			first(&delta, v)
-		case "text":
-			first(&text, v)
-		}
-		return true
-	})
-	tools := false
-	delta.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "content":
-			first(&content, v)
-		case "reasoning_content":
-			first(&reasoning, v)
-		case "tool_calls":
-			tools = true
-		}
-		return true
-	})
+	var delta, text, content, reasoning, tools gjson.Result
+	firstValues(ch, choiceKeys[:], &delta, &text)
+	firstValues(delta, deltaKeys[:], &content, &reasoning, &tools)
 	m.text.WriteString(content.String())
 	m.text.WriteString(reasoning.String())
-	if tools { // rare: a path read (it looks past a repeated key the way Get does)
+	if tools.Exists() { // rare: a path read (it looks past a repeated key the way Get does)
 		delta.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
 			m.text.WriteString(a.String())
 			return true
@@ -220,11 +193,25 @@ func (m *Meter) choiceText(ch gjson.Result) {
 	m.text.WriteString(text.String())
 }
 
-// first keeps the first value met for a key.
-func first(dst *gjson.Result, v gjson.Result) {
-	if !dst.Exists() {
-		*dst = v
-	}
+// The keys the one-walk readings look for, in the order of their destinations.
+var (
+	chatKeys   = [...]string{"usage", "choices"}
+	choiceKeys = [...]string{"delta", "text"}
+	deltaKeys  = [...]string{"content", "reasoning_content", "tool_calls"}
+	usageKeys  = [...]string{"prompt_tokens", "input_tokens", "completion_tokens", "output_tokens"}
+)
+
+// firstValues walks obj once and sets *dst[i] to the first value given for keys[i] (a key given twice counts
+// by its first value, as gjson's Get reads it). A value that is not an object sets nothing.
+func firstValues(obj gjson.Result, keys []string, dst ...*gjson.Result) {
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for i, key := range keys {
+			if k.Str == key && !dst[i].Exists() {
+				*dst[i] = v
+			}
+		}
+		return true
+	})
 }
 
 // openAIUsage reads chat/completions/embeddings (prompt_tokens/completion_tokens) and Responses
@@ -236,19 +223,7 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	// One walk of the object, no map. A key given twice counts by its first value, as everywhere else the
 	// gateway reads usage (gjson's Get; the translator's oaiUsageIn), so a translated answer reports what is billed.
 	var prompt, input, completion, output gjson.Result
-	u.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "prompt_tokens":
-			first(&prompt, v)
-		case "input_tokens":
-			first(&input, v)
-		case "completion_tokens":
-			first(&completion, v)
-		case "output_tokens":
-			first(&output, v)
-		}
-		return true
-	})
+	firstValues(u, usageKeys[:], &prompt, &input, &completion, &output)
 	if !prompt.Exists() {
 		prompt = input
 	}
