@@ -17,9 +17,10 @@
 //     split into -rounds slices that alternate between targets;
 //  2. concurrency 1, targets interleaved request by request: plain call latency and stream time to first
 //     event, reported as latency added over the direct upstream, Tollgate's added / the proxy's added;
-//  3. streams of 20 chunks 5 ms apart, -stream-workers (16) interleaved for -paced-duration (30 s: a p99 of the
+//  3. streams of 20 chunks 5 ms apart, -stream-workers (16) interleaved for -paced-duration (60 s: a p99 of the
 //     gaps from ~1,300 of them a target, as a 4-worker 8 s phase had, moved ±0.2 ms between runs of one binary;
-//     from ~10,000 two builds read within ~0.03 ms of each other): inter-chunk gaps, the gap the path added
+//     from ~17,000 (30 s) the added p99 of one build still read −0.05 to +0.09 ms in four default runs, about
+//     its 0.05 bar either way; ~34,000 halve the variance): inter-chunk gaps, the gap the path added
 //     (send stamps), and how many frames behind the proxy's client Tollgate's client sees each chunk;
 //  4. stream throughput: streams of 20 chunks without pauses, -concurrency workers, each target alone;
 //  5. -many-streams (1,000) concurrent paced streams on each target alone: streams/s, errors, streams that lost
@@ -29,7 +30,7 @@
 // Targets printed next to the figures are the performance issue's (report.go): non-stream RPS ≥ 0.75 of the
 // proxy (0.80 on MariaDB + Redis), stream throughput ≥ 0.80, many streams ≥ 0.75 with nothing lost, added
 // latency and stream first byte ≤ 1.3× the proxy's, added gap p99 ≤ 50 µs, RSS idle ≤ 40 MB and under load
-// ≤ 200 MB. The default run takes about 4 minutes on 2 cores (plus the
+// ≤ 200 MB. The default run takes about 6 minutes on 2 cores (plus the
 // first build). Subprocesses are killed on exit, also on Ctrl-C.
 package main
 
@@ -88,7 +89,7 @@ func main() {
 	flag.IntVar(&cfg.concurrency, "concurrency", 64, "workers for the non-stream throughput phase")
 	flag.IntVar(&cfg.rounds, "rounds", 4, "throughput rounds: each target runs duration/rounds per round, targets alternating")
 	flag.IntVar(&cfg.streamWorkers, "stream-workers", 16, "workers for the paced-stream phase")
-	flag.DurationVar(&cfg.pacedFor, "paced-duration", 30*time.Second, "measured time of the paced-stream phase (its gap p99 needs ~10k gaps a target to hold to a few hundredths of a ms)")
+	flag.DurationVar(&cfg.pacedFor, "paced-duration", 60*time.Second, "measured time of the paced-stream phase (~34k gaps a target: at 30 s the added gap p99 of one build moved ±0.07 ms between runs)")
 	flag.IntVar(&cfg.manyStreams, "many-streams", 1000, "concurrent paced streams in the stream-load phase (0 skips it)")
 	shapes := flag.String("shapes", "sqlite,mysql", "Tollgate shapes to run: sqlite, mysql (skipped when MariaDB/Redis are unreachable); empty for none")
 	flag.StringVar(&cfg.jsonPath, "json", "", "also write the report as JSON to this file")
