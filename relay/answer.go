@@ -162,7 +162,6 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	br := sb.r
 	ev := sb.ev[:0]
 	defer func() { r.putStreamBuf(sb, ev) }()
-	var tout []byte // a translated event
 	committed, ended := false, false
 	var readErr error
 	w := c.Writer
@@ -195,13 +194,13 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 			ev = ev[:0]
 			continue
 		}
-		// The meter reads an event after it is flushed: its parse is then off the event's way to the client. It
-		// reads it first when its answer decides whether the event is sent (the usage-only chunk of a usage we
-		// asked for, passed through).
+		// The meter reads a passed-through event after it is flushed: its parse is then off the event's way to
+		// the client. It reads it first when its answer decides whether the event is sent (the usage-only chunk
+		// of a usage we asked for) or when a translation reuses the event's bytes.
 		meter := data != nil && !bytes.Equal(data, doneData)
 		drop := false
-		if meter && tr == nil && rq.injectUsage && mayCarryUsage(data) {
-			drop, meter = out.meter.Event(name, data), false
+		if meter && (tr != nil || rq.injectUsage && mayCarryUsage(data)) {
+			drop, meter = out.meter.Event(name, data) && rq.injectUsage && tr == nil, false
 		}
 		ended = ad.Terminal(lg.ep, name, data)
 		upstreamErr := isErrorEvent(name, data)
@@ -231,21 +230,18 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 			committed, out.delivered, out.ok, out.status = true, true, true, http.StatusOK
 			out.firstByte = time.Since(rq.start)
 		}
-		send := ev
 		if tr != nil {
 			var terr error
-			// Written beside the upstream's event, not over it: the meter reads that after the flush.
-			if tout, terr = tr.event(tout[:0], name, data); terr != nil {
+			if ev, terr = tr.event(ev[:0], name, data); terr != nil {
 				// The upstream sent an event its own protocol does not allow: the answer is cut here, even when
 				// that event was the terminal one (it did not end the answer well).
-				out.meterLate(meter, name, data)
 				readErr, ended = &badEventError{terr}, false
 				break
 			}
-			send, drop = tout, len(tout) == 0
+			drop = len(ev) == 0
 		}
 		if !drop {
-			if _, err := w.Write(send); err != nil {
+			if _, err := w.Write(ev); err != nil {
 				out.meterLate(meter, name, data) // the upstream produced it: counted though not delivered
 				readErr = err
 				break
