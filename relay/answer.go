@@ -194,9 +194,10 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 			ev = ev[:0]
 			continue
 		}
-		// The meter reads a passed-through event after it is flushed: its parse is then off the event's way to
-		// the client. It reads it first when its answer decides whether the event is sent (the usage-only chunk
-		// of a usage we asked for) or when a translation reuses the event's bytes.
+		// The meter reads a passed-through event once it is written and flushed (or, in a backlog, left for the
+		// flush after the last waiting event): its parse is then off the event's way to the client. It reads it
+		// first when its answer decides whether the event is sent (the usage-only chunk of a usage we asked
+		// for) or when a translation reuses the event's bytes.
 		meter := data != nil && !bytes.Equal(data, doneData)
 		drop := false
 		if meter && (tr != nil || rq.injectUsage && mayCarryUsage(data)) {

@@ -306,6 +306,9 @@ func TestStream_BodyHeldOpenAfterTheLastEventIsClosed(t *testing.T) {
 	if res.StatusCode != http.StatusOK || len(contentEvents(evs)) != relaytest.DefaultChunks {
 		t.Fatalf("%d with %d content events", res.StatusCode, len(contentEvents(evs)))
 	}
+	if s.oa.Canceled() != 0 { // a drain that held the handler would end the client's stream only after giving up
+		t.Fatal("the client's stream ended only after the gateway gave up on the upstream body")
+	}
 	if l := s.logOf(id); l.Status != "success" || l.Cost != 50 {
 		t.Fatalf("log %s cost %d, want success 50", l.Status, l.Cost)
 	}

@@ -129,6 +129,11 @@ func (r *Relay) send(parent context.Context, in http.Header, rq *request, lg *le
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	x := &exchange{ctx: ctx, cancel: cancel, start: time.Now()}
 	x.unlink = context.AfterFunc(parent, func() { cancel(context.Cause(parent)) })
+	if parent.Err() != nil {
+		// AfterFunc runs its func in a goroutine of its own for a context already done: until then the call
+		// would look alive and could still be sent (a retry after the client left). Cancel it here.
+		cancel(context.Cause(parent))
+	}
 	to := ch.Timeouts.V
 	totalD, totalCause := rq.limits.capEnd(x.start, pickDur(to.TotalMs, defaultTimeouts.total), errTotalTimeout)
 	fbD, fbCause := rq.limits.capFirstByte(x.start, pickDur(to.FirstByteMs, defaultTimeouts.firstByte), errFirstByteTimeout)

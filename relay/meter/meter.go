@@ -159,6 +159,11 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 // of its choices, where a Get per field walked the chunk once per field. A key given twice counts by its first
 // value, as Get reads it. It reports whether the chunk carries only usage (no choices or an empty list).
 func (m *Meter) chatEvent(data []byte) (usageOnly bool) {
+	if !gjson.ValidBytes(data) {
+		// Streamed chunks are not validated. Get skips what precedes the first brace and stops at the object's
+		// end; a walk does neither: a malformed chunk is read by paths, as it always was.
+		return m.chatEventByPaths(data)
+	}
 	var usage, choices gjson.Result
 	firstValues(gjson.ParseBytes(data), chatKeys[:], &usage, &choices)
 	if !usage.IsObject() && m.UsageAt != "" {
@@ -174,6 +179,33 @@ func (m *Meter) chatEvent(data []byte) (usageOnly bool) {
 		return true
 	})
 	return usage.IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+}
+
+// chatEventByPaths reads a chat chunk with one gjson path read per field: what chatEvent does for a chunk that
+// is not valid JSON, and the reference its walk is tested against.
+func (m *Meter) chatEventByPaths(data []byte) bool {
+	res := gjson.GetManyBytes(data, "usage", "choices")
+	if !res[0].IsObject() && m.UsageAt != "" {
+		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
+			m.openAIUsage(u)
+		}
+	}
+	if res[0].IsObject() {
+		m.openAIUsage(res[0])
+	}
+	choices := res[1]
+	choices.ForEach(func(_, ch gjson.Result) bool {
+		d := ch.Get("delta")
+		m.text.WriteString(d.Get("content").String())
+		m.text.WriteString(d.Get("reasoning_content").String())
+		d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
+			m.text.WriteString(a.String())
+			return true
+		})
+		m.text.WriteString(ch.Get("text").String())
+		return true
+	})
+	return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
 }
 
 // choiceText keeps what one streamed choice generated: its delta's content, reasoning and tool-call arguments
@@ -202,7 +234,8 @@ var (
 )
 
 // firstValues walks obj once and sets *dst[i] to the first value given for keys[i] (a key given twice counts
-// by its first value, as gjson's Get reads it). A value that is not an object sets nothing.
+// by its first value, as gjson's Get reads it), whatever its type. On a value that is not an object it sets
+// nothing.
 func firstValues(obj gjson.Result, keys []string, dst ...*gjson.Result) {
 	obj.ForEach(func(k, v gjson.Result) bool {
 		for i, key := range keys {
