@@ -155,35 +155,10 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 	return false
 }
 
-// chatEvent meters an OpenAI chat or completions chunk — every event of most streams — in one walk of it and
-// of its choices, where a Get per field walked the chunk once per field. A key given twice counts by its first
-// value, as Get reads it. It reports whether the chunk carries only usage (no choices or an empty list).
+// chatEvent meters an OpenAI chat or completions chunk with one gjson path read per field and reports whether
+// it carries only usage (no choices or an empty list). Streamed chunks are not validated: Get's reading of a
+// malformed one (it skips what precedes the first brace and stops at the object's end) is what is billed.
 func (m *Meter) chatEvent(data []byte) (usageOnly bool) {
-	if !gjson.ValidBytes(data) {
-		// Streamed chunks are not validated. Get skips what precedes the first brace and stops at the object's
-		// end; a walk does neither: a malformed chunk is read by paths, as it always was.
-		return m.chatEventByPaths(data)
-	}
-	var usage, choices gjson.Result
-	firstValues(gjson.ParseBytes(data), chatKeys[:], &usage, &choices)
-	if !usage.IsObject() && m.UsageAt != "" {
-		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
-			m.openAIUsage(u)
-		}
-	}
-	if usage.IsObject() {
-		m.openAIUsage(usage)
-	}
-	choices.ForEach(func(_, ch gjson.Result) bool {
-		m.choiceText(ch)
-		return true
-	})
-	return usage.IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
-}
-
-// chatEventByPaths reads a chat chunk with one gjson path read per field: what chatEvent does for a chunk that
-// is not valid JSON, and the reference its walk is tested against.
-func (m *Meter) chatEventByPaths(data []byte) bool {
 	res := gjson.GetManyBytes(data, "usage", "choices")
 	if !res[0].IsObject() && m.UsageAt != "" {
 		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
@@ -208,30 +183,8 @@ func (m *Meter) chatEventByPaths(data []byte) bool {
 	return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
 }
 
-// choiceText keeps what one streamed choice generated: its delta's content, reasoning and tool-call arguments
-// (chat), or its text (completions), in that order.
-func (m *Meter) choiceText(ch gjson.Result) {
-	var delta, text, content, reasoning, tools gjson.Result
-	firstValues(ch, choiceKeys[:], &delta, &text)
-	firstValues(delta, deltaKeys[:], &content, &reasoning, &tools)
-	m.text.WriteString(content.String())
-	m.text.WriteString(reasoning.String())
-	if tools.Exists() { // rare: a path read (it looks past a repeated key the way Get does)
-		delta.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
-			m.text.WriteString(a.String())
-			return true
-		})
-	}
-	m.text.WriteString(text.String())
-}
-
-// The keys the one-walk readings look for, in the order of their destinations.
-var (
-	chatKeys   = [...]string{"usage", "choices"}
-	choiceKeys = [...]string{"delta", "text"}
-	deltaKeys  = [...]string{"content", "reasoning_content", "tool_calls"}
-	usageKeys  = [...]string{"prompt_tokens", "input_tokens", "completion_tokens", "output_tokens"}
-)
+// usageKeys are the token counts openAIUsage reads, in the order of its destinations.
+var usageKeys = [...]string{"prompt_tokens", "input_tokens", "completion_tokens", "output_tokens"}
 
 // firstValues walks obj once and sets *dst[i] to the first value given for keys[i] (a key given twice counts
 // by its first value, as gjson's Get reads it), whatever its type. On a value that is not an object it sets

@@ -132,3 +132,31 @@ func TestMeter_DuplicatedUsageKeyCountsByItsFirstValue(t *testing.T) {
 		t.Fatalf("usage %+v %v, want input 1 output 2", u, ok)
 	}
 }
+
+// A chat chunk is not validated before it is metered: a malformed one is read as gjson's Get reads it (it
+// skips what precedes the first brace; it stops at the object's end), so what an upstream billed is counted.
+// A one-walk reading tried on 2026-12-06 read neither chunk this way.
+func TestEvent_MalformedChatChunkIsReadAsGetReadsIt(t *testing.T) {
+	m := New(adaptor.ChatCompletions)
+	if !m.Event("", []byte(`data: {"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5}}`)) {
+		t.Fatal("a usage-only chunk behind a repeated prefix is usage-only")
+	}
+	if u, ok := m.Usage(); !ok || u.Input != 10 || u.Output != 5 {
+		t.Fatalf("usage %+v %v, want 10 in and 5 out", u, ok)
+	}
+	m = New(adaptor.ChatCompletions)
+	m.Event("", []byte(`{"choices":[]}`+"\n"+`{"usage":{"prompt_tokens":10}}`))
+	if _, ok := m.Usage(); ok {
+		t.Fatal("usage after the chunk's object counted")
+	}
+}
+
+// BenchmarkChatEvent meters a typical content chunk (the per-event cost of a stream).
+func BenchmarkChatEvent(b *testing.B) {
+	data := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}],"usage":null}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		m := Meter{ep: adaptor.ChatCompletions}
+		m.Event("", data)
+	}
+}
