@@ -80,7 +80,7 @@ func (h *Billing) PublicPricing(c *gin.Context) {
 	if h.Tiers != nil {
 		tierRatio = h.Tiers.Ratio(tier)
 	}
-	total := ratio.Mul(tierRatio)
+	total := pricing.MulRatio(ratio, tierRatio)
 	q := strings.ToLower(strings.TrimSpace(c.Query("q")))
 	out := []gin.H{}
 	for _, p := range h.Pricing.All() {

@@ -49,10 +49,9 @@ func (r *Relay) exchange(c *gin.Context, rq *request, lg *leg, ch *channel.Chann
 	if len(body) > ResponseLimit || !gjson.ValidBytes(body) {
 		return out, &failure{class: ClassBadReply, status: x.resp.StatusCode, err: errors.New("upstream answered invalid JSON")}
 	}
-	// The meter reads the upstream's own usage (before any translation) once the answer is sent: the client does
-	// not wait for it.
-	upstream := body
-	defer out.meter.Body(upstream)
+	// The meter reads the upstream's own usage (these bytes, before any translation: the deferred call's argument
+	// is taken now) once the answer is sent: the client does not wait for it.
+	defer out.meter.Body(body)
 	if lg.conv {
 		if body, err = translateAnswer(rq, lg, body); err != nil {
 			return out, &failure{class: ClassBadReply, status: x.resp.StatusCode, err: err}
@@ -114,13 +113,6 @@ func isErrorEvent(name string, data []byte) bool {
 	return r[0].String() == "error" || r[0].String() == "response.failed" || r[1].IsObject()
 }
 
-// meterLate lets the meter read an event it did not read before the event was sent (pending).
-func (o *outcome) meterLate(pending bool, name string, data []byte) {
-	if pending {
-		o.meter.Event(name, data)
-	}
-}
-
 // mayCarryUsage says whether an OpenAI chunk may hold a usage object: its "usage" key followed by an object
 // rather than null (every chunk of a stream with include_usage carries "usage":null). A key written with
 // escapes is not seen: the meter still reads that usage, but the chunk is passed on instead of dropped.
@@ -164,6 +156,17 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	defer func() { r.putStreamBuf(sb, ev) }()
 	committed, ended := false, false
 	var readErr error
+	// The event being sent that the meter has not read yet (see below): read once it is out, or, deferred, on
+	// whichever way the stream ends first — before its bytes go back to the pool (an earlier defer).
+	var unmeteredName string
+	var unmetered []byte
+	meterUnmetered := func() {
+		if unmetered != nil {
+			out.meter.Event(unmeteredName, unmetered)
+			unmetered = nil
+		}
+	}
+	defer meterUnmetered()
 	w := c.Writer
 	fl := coalescer{w: w, br: br}
 	for !ended {
@@ -198,10 +201,13 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		// flush after the last waiting event): its parse is then off the event's way to the client. It reads it
 		// first when its answer decides whether the event is sent (the usage-only chunk of a usage we asked
 		// for) or when a translation reuses the event's bytes.
-		meter := data != nil && !bytes.Equal(data, doneData)
 		drop := false
-		if meter && (tr != nil || rq.injectUsage && mayCarryUsage(data)) {
-			drop, meter = out.meter.Event(name, data) && rq.injectUsage && tr == nil, false
+		if data != nil && !bytes.Equal(data, doneData) {
+			if tr != nil || rq.injectUsage && mayCarryUsage(data) {
+				drop = out.meter.Event(name, data) && rq.injectUsage && tr == nil
+			} else {
+				unmeteredName, unmetered = name, data
+			}
 		}
 		ended = ad.Terminal(lg.ep, name, data)
 		upstreamErr := isErrorEvent(name, data)
@@ -216,11 +222,9 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 				if f.class == ClassClient {
 					f.status = http.StatusBadRequest // the event is the protocol's error body: passed through as a 400
 				}
-				out.meterLate(meter, name, data)
 				return out, f
 			}
 			if rerr := rq.awaitReserve(); rerr != nil { // nothing may reach the client before the money is held
-				out.meterLate(meter, name, data)
 				return out, &failure{class: ClassClient, local: rerr}
 			}
 			h := w.Header()
@@ -243,14 +247,13 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		}
 		if !drop {
 			if _, err := w.Write(ev); err != nil {
-				out.meterLate(meter, name, data) // the upstream produced it: counted though not delivered
 				readErr = err
 				break
 			}
 		}
 		// A dropped event still flushes what earlier ones left unflushed; the last event goes out at once.
 		fl.written(ended || upstreamErr)
-		out.meterLate(meter, name, data)
+		meterUnmetered()
 		if upstreamErr {
 			// The upstream ended the answer with its own error, and the client has it: pass it on once, stop
 			// (no error event of ours after it), log the upstream's class, bill only the usage it reported.

@@ -158,16 +158,7 @@ func sellPer1M(p pricing.Price) float64 {
 func (r *Relay) ratioFor(group, tier string) decimal.Decimal {
 	ratio := r.Groups.Ratio(group)
 	if r.Tiers != nil {
-		// Most users' tier and most groups pay ×1: decimal multiplication allocates (several times a request).
-		switch t := r.Tiers.Ratio(tier); {
-		case t.Equal(decimalOne):
-		case ratio.Equal(decimalOne):
-			ratio = t
-		default:
-			ratio = ratio.Mul(t)
-		}
+		ratio = pricing.MulRatio(ratio, r.Tiers.Ratio(tier))
 	}
 	return ratio
 }
-
-var decimalOne = decimal.NewFromInt(1)

@@ -150,54 +150,32 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 			m.openAIUsage(gjson.GetBytes(data, "response.usage"))
 		}
 	default:
-		return m.chatEvent(data)
-	}
-	return false
-}
-
-// chatEvent meters an OpenAI chat or completions chunk with one gjson path read per field and reports whether
-// it carries only usage (no choices or an empty list). Streamed chunks are not validated: Get's reading of a
-// malformed one (it skips what precedes the first brace and stops at the object's end) is what is billed.
-func (m *Meter) chatEvent(data []byte) (usageOnly bool) {
-	res := gjson.GetManyBytes(data, "usage", "choices")
-	if !res[0].IsObject() && m.UsageAt != "" {
-		if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
-			m.openAIUsage(u)
-		}
-	}
-	if res[0].IsObject() {
-		m.openAIUsage(res[0])
-	}
-	choices := res[1]
-	choices.ForEach(func(_, ch gjson.Result) bool {
-		d := ch.Get("delta")
-		m.text.WriteString(d.Get("content").String())
-		m.text.WriteString(d.Get("reasoning_content").String())
-		d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
-			m.text.WriteString(a.String())
-			return true
-		})
-		m.text.WriteString(ch.Get("text").String())
-		return true
-	})
-	return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
-}
-
-// usageKeys are the token counts openAIUsage reads, in the order of its destinations.
-var usageKeys = [...]string{"prompt_tokens", "input_tokens", "completion_tokens", "output_tokens"}
-
-// firstValues walks obj once and sets *dst[i] to the first value given for keys[i] (a key given twice counts
-// by its first value, as gjson's Get reads it), whatever its type. On a value that is not an object it sets
-// nothing.
-func firstValues(obj gjson.Result, keys []string, dst ...*gjson.Result) {
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for i, key := range keys {
-			if k.Str == key && !dst[i].Exists() {
-				*dst[i] = v
+		// Streamed chunks are not validated: a malformed one is billed as Get reads it (it skips what precedes
+		// the first brace and stops at the object's end).
+		res := gjson.GetManyBytes(data, "usage", "choices")
+		if !res[0].IsObject() && m.UsageAt != "" {
+			if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
+				m.openAIUsage(u)
 			}
 		}
-		return true
-	})
+		if res[0].IsObject() {
+			m.openAIUsage(res[0])
+		}
+		choices := res[1]
+		choices.ForEach(func(_, ch gjson.Result) bool {
+			d := ch.Get("delta")
+			m.text.WriteString(d.Get("content").String())
+			m.text.WriteString(d.Get("reasoning_content").String())
+			d.Get("tool_calls.#.function.arguments").ForEach(func(_, a gjson.Result) bool {
+				m.text.WriteString(a.String())
+				return true
+			})
+			m.text.WriteString(ch.Get("text").String())
+			return true
+		})
+		return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
+	}
+	return false
 }
 
 // openAIUsage reads chat/completions/embeddings (prompt_tokens/completion_tokens) and Responses
@@ -209,7 +187,24 @@ func (m *Meter) openAIUsage(u gjson.Result) {
 	// One walk of the object, no map. A key given twice counts by its first value, as everywhere else the
 	// gateway reads usage (gjson's Get; the translator's oaiUsageIn), so a translated answer reports what is billed.
 	var prompt, input, completion, output gjson.Result
-	firstValues(u, usageKeys[:], &prompt, &input, &completion, &output)
+	first := func(dst *gjson.Result, v gjson.Result) {
+		if !dst.Exists() {
+			*dst = v
+		}
+	}
+	u.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "prompt_tokens":
+			first(&prompt, v)
+		case "input_tokens":
+			first(&input, v)
+		case "completion_tokens":
+			first(&completion, v)
+		case "output_tokens":
+			first(&output, v)
+		}
+		return true
+	})
 	if !prompt.Exists() {
 		prompt = input
 	}

@@ -23,6 +23,18 @@ const Topic = "price"
 
 var one = decimal.NewFromInt(1)
 
+// MulRatio is x × ratio, without the decimal product when either is one (most groups and tiers pay ×1, and the
+// product allocates; the relay takes it several times a request).
+func MulRatio(x, ratio decimal.Decimal) decimal.Decimal {
+	switch {
+	case ratio.Equal(one):
+		return x
+	case x.Equal(one):
+		return ratio
+	}
+	return x.Mul(ratio)
+}
+
 // UnitsPerUSD is how many quota units make one US dollar.
 const UnitsPerUSD = 1_000_000
 
@@ -81,9 +93,7 @@ func Cost(p Price, ratio decimal.Decimal, u Usage) int64 {
 			sum = sum.Add(p.Per1KSearches.Mul(decimal.NewFromInt(u.Searches)).Mul(thousand))
 		}
 	}
-	if !ratio.Equal(one) {
-		sum = sum.Mul(ratio)
-	}
+	sum = MulRatio(sum, ratio)
 	// Clamp before converting: IntPart wraps past int64, and a hold of 2^62 tokens must not turn negative or
 	// tiny. MaxCost stays exact in a double (Redis Lua numbers), so the ledger can add it safely.
 	if sum.Sign() <= 0 {

@@ -33,3 +33,12 @@ func TestCost_ExactUnits(t *testing.T) {
 		}
 	}
 }
+
+// MulRatio is the product in every case, also when it skips the multiplication for a one on either side.
+func TestMulRatio(t *testing.T) {
+	for _, c := range [][3]string{{"1", "0.8", "0.8"}, {"1.5", "1", "1.5"}, {"1.5", "0.8", "1.2"}, {"1.0", "1.00", "1"}, {"0", "1", "0"}} {
+		if got := MulRatio(d(c[0]), d(c[1])); !got.Equal(d(c[2])) {
+			t.Errorf("MulRatio(%s, %s) = %s, want %s", c[0], c[1], got, c[2])
+		}
+	}
+}
