@@ -200,11 +200,10 @@ func (d *antDecoder) begin(at int64, kind PartKind) *antDecBlock {
 // blockDelta reads content_block_delta. A delta for a block that never started (or of another kind than
 // the block at that index) starts one implicitly.
 func (d *antDecoder) blockDelta(evs []Event, data []byte) []Event {
-	r := gjson.GetManyBytes(data, "index", "delta.type", "delta")
-	at, delta := r[0].Int(), r[2]
+	at, delta := gjson.GetBytes(data, "index").Int(), gjson.GetBytes(data, "delta")
 	var kind PartKind
 	ev := Event{}
-	switch r[1].String() {
+	switch delta.Get("type").String() {
 	case "text_delta":
 		kind, ev.Type, ev.Text = PartText, EvTextDelta, delta.Get("text").String()
 	case "thinking_delta":

@@ -74,6 +74,9 @@ func (c oaiCodec) NewEncoder(req *Request) Encoder {
 
 // chunk appends one chunk with one choice.
 func (e *oaiEncoder) chunk(dst []byte, d oaiDelta, finish *string) []byte {
+	if len(d.ToolCalls) == 0 {
+		return e.appendDeltaChunk(dst, d, finish)
+	}
 	return oaiAppendJSON(dst, oaiChunk{ID: e.id, Object: "chat.completion.chunk", Created: e.created, Model: e.model,
 		Choices: []oaiChunkChoice{{Delta: d, FinishReason: finish}}})
 }
