@@ -62,6 +62,7 @@ type Service struct {
 	owners Owners
 	audit  *audit.Log
 	byHash *cache.Local[string, *Cached]
+	hashes keyHashes // clear key -> lookup hash, for keys that authenticated
 	// Clock places spend in its UTC day and month (nil: time.Now); the relay's Clock in tests.
 	Clock func() time.Time
 	// Logs is this node's usage log writer (nil: none). A budget switched on reloads what the key spent from
@@ -101,7 +102,15 @@ func (s *Service) Lookup(ctx context.Context, key string) (*Cached, error) {
 	if !strings.HasPrefix(key, "sk-") || len(key) != 3+KeyLen {
 		return nil, model.ErrNotFound
 	}
-	return s.byHash.Get(ctx, s.keys.Hash(key))
+	if h, ok := s.hashes.get(key); ok {
+		return s.byHash.Get(ctx, h)
+	}
+	h := s.keys.Hash(key)
+	t, err := s.byHash.Get(ctx, h)
+	if err == nil {
+		s.hashes.put(key, h)
+	}
+	return t, err
 }
 
 func (s *Service) changed(ctx context.Context, hash string) {
