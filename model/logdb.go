@@ -281,8 +281,8 @@ func (s *Store) addDaily(ctx context.Context, tx *gorm.DB, logs []UsageLog) erro
 	sort.Slice(byChannel, func(i, j int) bool { return less(byChannel[i], byChannel[j]) })
 	conn := tx.WithContext(ctx).Statement.ConnPool
 	upsert := func(table string, pk []string, rows []keyDay, vals func(k keyDay) []any) error {
-		for start := 0; start < len(rows); start += 200 {
-			end := min(start+200, len(rows))
+		for start := 0; start < len(rows); {
+			end := start + dailyChunk(len(rows)-start)
 			cols := append(append([]string{}, pk...), dailyColumns...)
 			one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
 			args := make([]any, 0, (end-start)*len(cols))
@@ -304,9 +304,10 @@ func (s *Store) addDaily(ctx context.Context, tx *gorm.DB, logs []UsageLog) erro
 			} else {
 				q += " ON DUPLICATE KEY UPDATE " + strings.Join(sets, ", ")
 			}
-			if _, err := conn.ExecContext(ctx, q, args...); err != nil {
+			if _, err := s.stmts.exec(ctx, conn, q, args...); err != nil {
 				return fmt.Errorf("add to %s: %w", table, err)
 			}
+			start = end
 		}
 		return nil
 	}
@@ -316,6 +317,18 @@ func (s *Store) addDaily(ctx context.Context, tx *gorm.DB, logs []UsageLog) erro
 	}
 	return upsert("usage_daily_channels", []string{"day", "channel_id", "model"}, byChannel,
 		func(k keyDay) []any { return []any{k.day, k.channel, k.model} })
+}
+
+// dailyChunk is how many of the remaining rows the next daily-sum upsert carries: 64, 8 or 1, so that only
+// three statement texts per table occur and each is prepared once (stmtCache), where a text for every row
+// count was parsed again for almost every batch.
+func dailyChunk(remaining int) int {
+	for _, n := range []int{64, 8} {
+		if remaining >= n {
+			return n
+		}
+	}
+	return 1
 }
 
 // DailyServes reports whether the daily sums can answer stats under f (they keep no status, request id, or

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"tollgate/model"
 )
 
@@ -43,12 +45,22 @@ func stmtCacheOn(t *testing.T, s *model.Store) {
 		write(25)
 		time.Sleep(5 * time.Millisecond)
 	}
+	for range 3 { // the daily sums' texts are met in the same batches: let their background prepares land
+		write(25)
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Each batch of 25 rows (one key, channel and model, one day): its inserts (chunks of 10 on SQLite, one
+	// statement on MySQL) and one upsert into each daily table, all prepared.
+	inserts := int64(1)
+	if s.Kind == "sqlite" {
+		inserts = 3
+	}
 	before := model.PreparedExecs(s)
 	for range 20 {
 		write(25)
 	}
-	if got := model.PreparedExecs(s) - before; got < 20 {
-		t.Fatalf("%d prepared executions over 20 batches, want at least one per batch", got)
+	if got := model.PreparedExecs(s) - before; got < 20*(inserts+2) {
+		t.Fatalf("%d prepared executions over 20 batches, want %d a batch (inserts and both daily upserts)", got, inserts+2)
 	}
 	var n int64
 	if err := s.LogStore().DB.Model(&model.UsageLog{}).Count(&n).Error; err != nil || n != int64(rows) {
@@ -68,4 +80,80 @@ func TestStmtCache_LogBatchesRunPreparedOnSQLite(t *testing.T) {
 
 func TestStmtCache_LogBatchesRunPreparedOnMySQL(t *testing.T) {
 	stmtCacheOn(t, open(t, freshMySQL(t), ""))
+}
+
+// The writer's balance updates run prepared too, and do what they say: a user's quota, used quota and request
+// count; a limited key's remain and used quota (an unlimited key's remain untouched) and its last use.
+func balanceUpdatesOn(t *testing.T, s *model.Store) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u := &model.User{Username: "bal", Quota: 1000}
+	if err := s.DB.Create(u).Error; err != nil {
+		t.Fatal(err)
+	}
+	limited := &model.Token{UserID: u.ID, Name: "l", KeyHash: "h-l", RemainQuota: 500}
+	unlimited := &model.Token{UserID: u.ID, Name: "u", KeyHash: "h-u", RemainQuota: 500, Unlimited: true}
+	for _, tk := range []*model.Token{limited, unlimited} {
+		if err := s.DB.Create(tk).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	apply := func() {
+		t.Helper()
+		err := s.Transact(ctx, func(tx *gorm.DB) error {
+			if err := s.AddUserUsage(ctx, tx, u.ID, 7, 2); err != nil {
+				return err
+			}
+			if err := s.AddTokenUsage(ctx, tx, limited.ID, 5, at); err != nil {
+				return err
+			}
+			return s.AddTokenUsage(ctx, tx, unlimited.ID, 2, at)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply()
+	deadline := time.Now().Add(20 * time.Second)
+	for before := model.PreparedExecs(s); model.PreparedExecs(s)-before < 3; {
+		if time.Now().After(deadline) {
+			t.Fatal("the balance updates never ran through prepared statements")
+		}
+		time.Sleep(10 * time.Millisecond)
+		before = model.PreparedExecs(s)
+		apply()
+	}
+	var got model.User
+	if err := s.DB.First(&got, u.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	var l, un model.Token
+	if err := s.DB.First(&l, limited.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB.First(&un, unlimited.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	n := (1000 - got.Quota) / 7 // how many times apply ran
+	if n < 2 || got.UsedQuota != 7*n || got.RequestCount != 2*n {
+		t.Fatalf("user after %d applies: quota %d used %d requests %d", n, got.Quota, got.UsedQuota, got.RequestCount)
+	}
+	if l.RemainQuota != 500-5*n || l.UsedQuota != 5*n || l.LastUsedAt == nil || !l.LastUsedAt.Equal(at) {
+		t.Fatalf("limited key: remain %d used %d last %v", l.RemainQuota, l.UsedQuota, l.LastUsedAt)
+	}
+	if un.RemainQuota != 500 || un.UsedQuota != 2*n {
+		t.Fatalf("unlimited key: remain %d used %d", un.RemainQuota, un.UsedQuota)
+	}
+}
+
+func TestBalanceUpdates_PreparedOnSQLite(t *testing.T) {
+	balanceUpdatesOn(t, open(t, "", filepath.Join(t.TempDir(), "bal.db")))
+}
+
+func TestBalanceUpdates_PreparedOnMySQL(t *testing.T) {
+	balanceUpdatesOn(t, open(t, freshMySQL(t), ""))
 }

@@ -114,11 +114,12 @@ func (s *Store) CountTokensInGroup(ctx context.Context, name string) (int64, err
 	return n, err
 }
 
-// AddTokenUsage moves spent units from remain to used atomically (remain only for limited keys).
+// AddTokenUsage moves spent units from remain to used atomically (remain only for limited keys). The usage log
+// writer runs it for every key of every batch: one prepared text (stmtCache), not a statement gorm builds and
+// the database parses each time.
 func (s *Store) AddTokenUsage(ctx context.Context, tx *gorm.DB, id, spent int64, at time.Time) error {
-	return tx.WithContext(ctx).Model(&Token{}).Where("id = ?", id).UpdateColumns(map[string]any{
-		"used_quota":   gorm.Expr("used_quota + ?", spent),
-		"remain_quota": gorm.Expr("CASE WHEN unlimited THEN remain_quota ELSE remain_quota - ? END", spent),
-		"last_used_at": at,
-	}).Error
+	_, err := s.stmts.exec(ctx, tx.WithContext(ctx).Statement.ConnPool, "UPDATE tokens SET used_quota = used_quota + ?, "+
+		"remain_quota = CASE WHEN unlimited THEN remain_quota ELSE remain_quota - ? END, last_used_at = ? WHERE id = ?",
+		spent, spent, at, id)
+	return err
 }

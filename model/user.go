@@ -166,6 +166,15 @@ func (s *Store) AddUserQuota(ctx context.Context, tx *gorm.DB, id, delta int64, 
 	return res.RowsAffected == 1, res.Error
 }
 
+// AddUserUsage charges a batch's cost and request count to a user's balance (the usage log writer, for every
+// user of every batch: one prepared text, like AddTokenUsage).
+func (s *Store) AddUserUsage(ctx context.Context, tx *gorm.DB, id, cost, requests int64) error {
+	_, err := s.stmts.exec(ctx, tx.WithContext(ctx).Statement.ConnPool,
+		"UPDATE users SET quota = quota - ?, used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?",
+		cost, cost, requests, id)
+	return err
+}
+
 // CountUsersInGroup counts users whose group is name.
 func (s *Store) CountUsersInGroup(ctx context.Context, name string) (int64, error) {
 	var n int64

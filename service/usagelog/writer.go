@@ -379,11 +379,7 @@ func applyMoney(tx *gorm.DB, store *model.Store, batch []Entry) error {
 		}
 	}
 	for id, d := range users {
-		if err := tx.Model(&model.User{}).Where("id = ?", id).UpdateColumns(map[string]any{
-			"quota":         gorm.Expr("quota - ?", d.cost),
-			"used_quota":    gorm.Expr("used_quota + ?", d.cost),
-			"request_count": gorm.Expr("request_count + ?", d.n),
-		}).Error; err != nil {
+		if err := store.AddUserUsage(ctx, tx, id, d.cost, d.n); err != nil {
 			return err
 		}
 	}
