@@ -30,7 +30,10 @@ type Writer struct {
 	// in holds pointers, not entries: an Entry is ~700 bytes, and a buffer of 8,192 of them (5.8 MB, scanned by
 	// every GC cycle) would be resident from the start though the queue is nearly always empty. The bound, and
 	// so the back-pressure, is the same.
-	in       chan *Entry
+	in chan *Entry
+	// kick wakes the writer before its tick when a full batch is queued. The writer does not wake for each
+	// entry: at low load that was a goroutine wake-up (and often a thread's) per request for nothing.
+	kick     chan struct{}
 	maxBatch int
 	every    time.Duration
 	wg       sync.WaitGroup
@@ -86,7 +89,7 @@ func (w *Writer) waitProducers(ctx context.Context) {
 
 // NewWriter starts a writer; Close flushes and stops it.
 func NewWriter(store *model.Store, queue, maxBatch int, every time.Duration, opts ...Option) *Writer {
-	w := &Writer{store: store, in: make(chan *Entry, queue), maxBatch: maxBatch, every: every,
+	w := &Writer{store: store, in: make(chan *Entry, queue), kick: make(chan struct{}, 1), maxBatch: maxBatch, every: every,
 		stop: make(chan struct{}), flushReq: make(chan chan struct{})}
 	for _, o := range opts {
 		o(w)
@@ -96,10 +99,27 @@ func NewWriter(store *model.Store, queue, maxBatch int, every time.Duration, opt
 	return w
 }
 
-// Write queues an entry; it blocks only when the queue is full (back-pressure instead of loss).
+// Write queues an entry; it blocks only when the queue is full (back-pressure instead of loss). The writer
+// takes it at its next tick, or at once when a full batch is waiting.
 func (w *Writer) Write(e Entry) {
 	w.Pending.Add(1)
-	w.in <- &e
+	select {
+	case w.in <- &e:
+	default: // full: wake the writer, then wait for room
+		w.wake()
+		w.in <- &e
+	}
+	if len(w.in) >= w.maxBatch {
+		w.wake()
+	}
+}
+
+// wake asks the writer to commit now instead of at its tick.
+func (w *Writer) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default: // a kick is already waiting
+	}
 }
 
 // Flush waits until everything queued or announced before the call is committed.
@@ -146,14 +166,21 @@ func (w *Writer) run() {
 			}
 		}
 	}
+	// full commits full batches while one is queued; what is left waits for the tick.
+	full := func() {
+		for len(w.in) >= w.maxBatch {
+			drain()
+			batch = w.commit(batch)
+		}
+	}
 	for {
 		select {
-		case e := <-w.in:
-			batch = append(batch, *e)
-			if len(batch) >= w.maxBatch {
-				batch = w.commit(batch)
-			}
+		case <-w.kick:
+			drain()
+			batch = w.commit(batch)
+			full()
 		case <-tick.C:
+			full()
 			drain()
 			batch = w.commit(batch)
 			w.drainSpool()
