@@ -162,7 +162,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	var unmetered []byte
 	meterUnmetered := func() {
 		if unmetered != nil {
-			out.meter.Event(unmeteredName, unmetered)
+			out.meter.Defer(unmeteredName, unmetered)
 			unmetered = nil
 		}
 	}
@@ -197,10 +197,10 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 			ev = ev[:0]
 			continue
 		}
-		// The meter reads a passed-through event once it is written and flushed (or, in a backlog, left for the
-		// flush after the last waiting event): its parse is then off the event's way to the client. It reads it
-		// first when its answer decides whether the event is sent (the usage-only chunk of a usage we asked
-		// for) or when a translation reuses the event's bytes.
+		// The meter gets a passed-through event once it is written and flushed (or, in a backlog, left for the
+		// flush after the last waiting event), and reads such events in batches (Defer): its parse is off the
+		// event's way to the client and runs warm. It reads an event first when its answer decides whether the
+		// event is sent (the usage-only chunk of a usage we asked for) or when a translation reuses its bytes.
 		drop := false
 		if data != nil && !bytes.Equal(data, doneData) {
 			if tr != nil || rq.injectUsage && mayCarryUsage(data) {

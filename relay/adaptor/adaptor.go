@@ -125,6 +125,9 @@ type Meter interface {
 	// Event meters one SSE event; usageOnly says it is an OpenAI usage-only chunk (empty choices plus usage),
 	// which the relay drops when it asked for usage on the client's behalf.
 	Event(name string, data []byte) (usageOnly bool)
+	// Defer meters one SSE event later (its bytes copied), with the same result as Event: read in order with
+	// the other deferred events when the meter is next asked anything, or when enough wait.
+	Defer(name string, data []byte)
 	// Usage is the metered usage and whether the upstream reported any.
 	Usage() (pricing.Usage, bool)
 	// OutputReported says whether the upstream reported output tokens.

@@ -4,6 +4,7 @@
 package meter
 
 import (
+	"encoding/binary"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -20,6 +21,9 @@ type Meter struct {
 	outSeen bool // output tokens came from the upstream
 	text    strings.Builder
 	body    []byte // a non-stream body whose text is not extracted yet
+	// pending holds deferred stream events not read yet (Defer): each as its name's and data's lengths
+	// (uvarint) and bytes, read in order before anything is asked of the meter.
+	pending []byte
 	// CachedAt are further paths inside an OpenAI usage object where a compatible upstream reports the cached
 	// part of the prompt (DeepSeek's prompt_cache_hit_tokens, Moonshot's cached_tokens), read when the standard
 	// prompt_tokens_details.cached_tokens says nothing.
@@ -33,13 +37,20 @@ type Meter struct {
 func New(ep adaptor.Endpoint) *Meter { return &Meter{ep: ep} }
 
 // Usage returns the metered usage and whether the upstream reported any.
-func (m *Meter) Usage() (pricing.Usage, bool) { return m.usage, m.present }
+func (m *Meter) Usage() (pricing.Usage, bool) {
+	m.readPending()
+	return m.usage, m.present
+}
 
 // OutputReported says whether the upstream reported output tokens (Anthropic streams report them last).
-func (m *Meter) OutputReported() bool { return m.outSeen }
+func (m *Meter) OutputReported() bool {
+	m.readPending()
+	return m.outSeen
+}
 
 // Text is the generated text seen so far (for local counting when usage is missing).
 func (m *Meter) Text() string {
+	m.readPending()
 	if m.body != nil {
 		m.bodyText(m.body)
 		m.body = nil
@@ -50,6 +61,7 @@ func (m *Meter) Text() string {
 // Body meters a complete non-stream JSON body. Its text is extracted only if Text is asked for (when the
 // upstream reported no usage), so a normal answer costs one lookup of "usage".
 func (m *Meter) Body(body []byte) {
+	m.readPending()
 	m.body = body
 	switch adaptor.ProtocolOf(m.ep) {
 	case adaptor.Anthropic:
@@ -120,9 +132,47 @@ func (m *Meter) bodyText(body []byte) {
 	}
 }
 
-// Event meters one SSE event's data. It reports whether the event is the OpenAI usage-only chunk (empty
-// choices plus usage), which the relay drops when it asked for usage on the client's behalf.
+// pendingMost is how many bytes of deferred events a meter keeps before reading them.
+const pendingMost = 8 << 10
+
+// Defer meters one SSE event later: its bytes are copied and read, in order with the others, when the meter
+// is next asked anything or pendingMost bytes wait. Reading a stream's events a batch at a time, instead of
+// one by one between the relay's writes, costs a fraction of the CPU (the parser's code and data stay in
+// cache); the result is the same as Event's (TestDefer_MetersAsEvent, FuzzDefer).
+func (m *Meter) Defer(event string, data []byte) {
+	m.pending = binary.AppendUvarint(m.pending, uint64(len(event)))
+	m.pending = append(m.pending, event...)
+	m.pending = binary.AppendUvarint(m.pending, uint64(len(data)))
+	m.pending = append(m.pending, data...)
+	if len(m.pending) >= pendingMost {
+		m.readPending()
+	}
+}
+
+// readPending meters the deferred events.
+func (m *Meter) readPending() {
+	p := m.pending
+	for len(p) > 0 {
+		n, k := binary.Uvarint(p)
+		name := string(p[k : k+int(n)])
+		p = p[k+int(n):]
+		n, k = binary.Uvarint(p)
+		data := p[k : k+int(n)]
+		p = p[k+int(n):]
+		m.event(name, data)
+	}
+	m.pending = m.pending[:0]
+}
+
+// Event meters one SSE event's data now (after the deferred ones). It reports whether the event is the OpenAI
+// usage-only chunk (empty choices plus usage), which the relay drops when it asked for usage on the client's
+// behalf.
 func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
+	m.readPending()
+	return m.event(event, data)
+}
+
+func (m *Meter) event(event string, data []byte) (usageOnly bool) {
 	switch m.ep {
 	case adaptor.GenerateContent:
 		r := gjson.GetManyBytes(data, "usageMetadata", "candidates")

@@ -1,0 +1,107 @@
+package meter
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"tollgate/relay/adaptor"
+)
+
+type sseEvent struct{ name, data string }
+
+// deferStreams are streams of each family: usage reported or not, text, reasoning and tool-call pieces.
+var deferStreams = map[adaptor.Endpoint][]sseEvent{
+	adaptor.ChatCompletions: {
+		{"", `{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`},
+		{"", `{"choices":[{"index":0,"delta":{"content":"Hello"}}]}`},
+		{"", `{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}`},
+		{"", `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":"}}]}}]}`},
+		{"", `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`},
+		{"", `{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"prompt_tokens_details":{"cached_tokens":4}}}`},
+	},
+	adaptor.Completions: {
+		{"", `{"choices":[{"text":"once upon"}]}`},
+		{"", `{"choices":[{"text":" a time"}]}`},
+	},
+	adaptor.Messages: {
+		{"message_start", `{"type":"message_start","message":{"usage":{"input_tokens":20,"cache_read_input_tokens":5,"output_tokens":1}}}`},
+		{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`},
+		{"content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"x\""}}`},
+		{"message_delta", `{"type":"message_delta","usage":{"output_tokens":9}}`},
+	},
+	adaptor.Responses: {
+		{"response.output_text.delta", `{"type":"response.output_text.delta","delta":"Yes"}`},
+		{"response.completed", `{"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":2}}}`},
+	},
+	adaptor.GenerateContent: {
+		{"", `{"candidates":[{"content":{"parts":[{"text":"Ja"}]}}]}`},
+		{"", `{"candidates":[{"content":{"parts":[{"text":"!"}]}}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2}}`},
+	},
+}
+
+func meterState(m *Meter) string {
+	u, present := m.Usage()
+	return fmt.Sprintf("%+v %v %v %q", u, present, m.OutputReported(), m.Text())
+}
+
+// A deferred event meters as Event would: every family, with and without its usage, with an Event (the
+// relay's metered-first path) between deferred ones, and streams long enough to be read in several batches.
+func TestDefer_MetersAsEvent(t *testing.T) {
+	for ep, evs := range deferStreams {
+		for _, cut := range []int{len(evs), len(evs) - 1} { // with and without the last event (usage, mostly)
+			for _, repeat := range []int{1, 300} {
+				var stream []sseEvent
+				for range repeat {
+					stream = append(stream, evs[:cut]...)
+				}
+				now, later := New(ep), New(ep)
+				for i, e := range stream {
+					now.Event(e.name, []byte(e.data))
+					if i%7 == 3 {
+						later.Event(e.name, []byte(e.data))
+					} else {
+						later.Defer(e.name, []byte(e.data))
+					}
+				}
+				if a, b := meterState(now), meterState(later); a != b {
+					t.Fatalf("%v, %d events: Event %s, Defer %s", ep, len(stream), a, b)
+				}
+			}
+		}
+	}
+}
+
+// The bytes deferred are the meter's own copy: the relay reuses its buffer for the next event.
+func TestDefer_CopiesTheEvent(t *testing.T) {
+	m := New(adaptor.ChatCompletions)
+	buf := []byte(`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`)
+	m.Defer("", buf)
+	copy(buf, strings.Repeat("x", len(buf)))
+	if u, ok := m.Usage(); !ok || u.Input != 3 || u.Output != 2 {
+		t.Fatalf("usage %+v %v, want 3/2", u, ok)
+	}
+}
+
+// FuzzDefer: any events on any endpoint meter the same deferred as read at once.
+func FuzzDefer(f *testing.F) {
+	for ep, evs := range deferStreams {
+		var b strings.Builder
+		for _, e := range evs {
+			b.WriteString(e.name + "\x00" + e.data + "\x01")
+		}
+		f.Add(uint8(ep), b.String())
+	}
+	f.Fuzz(func(t *testing.T, ep uint8, stream string) {
+		e := adaptor.Endpoint(ep % uint8(adaptor.CountTokens+1))
+		now, later := New(e), New(e)
+		for _, ev := range strings.Split(stream, "\x01") {
+			name, data, _ := strings.Cut(ev, "\x00")
+			now.Event(name, []byte(data))
+			later.Defer(name, []byte(data))
+		}
+		if a, b := meterState(now), meterState(later); a != b {
+			t.Fatalf("Event %s, Defer %s", a, b)
+		}
+	})
+}
