@@ -200,10 +200,12 @@ func (d *antDecoder) begin(at int64, kind PartKind) *antDecBlock {
 // blockDelta reads content_block_delta. A delta for a block that never started (or of another kind than
 // the block at that index) starts one implicitly.
 func (d *antDecoder) blockDelta(evs []Event, data []byte) []Event {
+	// The same three reads as GetManyBytes (the type by its own path: with a repeated "delta" key it may come
+	// from another one than the text), without its slice.
 	at, delta := gjson.GetBytes(data, "index").Int(), gjson.GetBytes(data, "delta")
 	var kind PartKind
 	ev := Event{}
-	switch delta.Get("type").String() {
+	switch gjson.GetBytes(data, "delta.type").String() {
 	case "text_delta":
 		kind, ev.Type, ev.Text = PartText, EvTextDelta, delta.Get("text").String()
 	case "thinking_delta":

@@ -33,3 +33,12 @@ func BenchmarkKeyHashes(b *testing.B) {
 		_, _ = k.get(key)
 	}
 }
+
+func TestKeyHashes_Forget(t *testing.T) {
+	var k keyHashes
+	k.put("sk-a", "h-a")
+	k.forget("sk-a")
+	if _, ok := k.get("sk-a"); ok {
+		t.Fatal("a forgotten key is still remembered")
+	}
+}

@@ -62,7 +62,7 @@ type Service struct {
 	owners Owners
 	audit  *audit.Log
 	byHash *cache.Local[string, *Cached]
-	hashes keyHashes // clear key -> lookup hash, for keys that authenticated
+	hashes keyHashes // clear key -> lookup hash, for keys found
 	// Clock places spend in its UTC day and month (nil: time.Now); the relay's Clock in tests.
 	Clock func() time.Time
 	// Logs is this node's usage log writer (nil: none). A budget switched on reloads what the key spent from
@@ -103,7 +103,11 @@ func (s *Service) Lookup(ctx context.Context, key string) (*Cached, error) {
 		return nil, model.ErrNotFound
 	}
 	if h, ok := s.hashes.get(key); ok {
-		return s.byHash.Get(ctx, h)
+		t, err := s.byHash.Get(ctx, h)
+		if errors.Is(err, model.ErrNotFound) {
+			s.hashes.forget(key)
+		}
+		return t, err
 	}
 	h := s.keys.Hash(key)
 	t, err := s.byHash.Get(ctx, h)

@@ -89,7 +89,7 @@ func (w *Writer) waitProducers(ctx context.Context) {
 
 // NewWriter starts a writer; Close flushes and stops it.
 func NewWriter(store *model.Store, queue, maxBatch int, every time.Duration, opts ...Option) *Writer {
-	w := &Writer{store: store, in: make(chan *Entry, queue), kick: make(chan struct{}, 1), maxBatch: maxBatch, every: every,
+	w := &Writer{store: store, in: make(chan *Entry, queue), kick: make(chan struct{}, 1), maxBatch: max(maxBatch, 1), every: every,
 		stop: make(chan struct{}), flushReq: make(chan chan struct{})}
 	for _, o := range opts {
 		o(w)
@@ -166,11 +166,16 @@ func (w *Writer) run() {
 			}
 		}
 	}
-	// full commits full batches while one is queued; what is left waits for the tick.
+	// full commits the full batches queued now, then goes back to the select (a flush, the stop and the tick
+	// get their turn under sustained load); more full batches meanwhile wake it again. What is left waits for
+	// the tick.
 	full := func() {
-		for len(w.in) >= w.maxBatch {
+		for n := len(w.in) / w.maxBatch; n > 0; n-- {
 			drain()
 			batch = w.commit(batch)
+		}
+		if len(w.in) >= w.maxBatch {
+			w.wake()
 		}
 	}
 	for {
@@ -186,10 +191,13 @@ func (w *Writer) run() {
 			w.drainSpool()
 			w.pruneMarks()
 		case done := <-w.flushReq:
-			for {
+			// What was queued when the flush was asked for (the front of the queue): under load that never
+			// empties the queue, waiting for it to be empty would never end.
+			for queued := len(w.in); ; {
+				queued -= min(queued, w.maxBatch-len(batch))
 				drain()
 				batch = w.commit(batch)
-				if len(w.in) == 0 {
+				if queued == 0 || len(w.in) == 0 {
 					break
 				}
 			}
