@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sort"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"tollgate/model"
@@ -105,6 +106,12 @@ type Service struct {
 	audit   *audit.Log
 	snap    atomic.Pointer[Snapshot]
 	onLoad  func(*Snapshot)
+	// Loads run at once (an admin change and the bus message it sends, another node's change): loads counts
+	// those started, and installed is the start number of the snapshot in force, so a load that read SQL
+	// earlier never replaces one that started later (a channel just created then read back as not found).
+	loads     atomic.Uint64
+	installMu sync.Mutex
+	installed uint64
 }
 
 // OnLoad registers fn to run after every snapshot rebuild (e.g. to hand per-channel breaker thresholds to the
@@ -128,6 +135,7 @@ func (s *Service) Snapshot() *Snapshot { return s.snap.Load() }
 
 // Load rebuilds the snapshot from SQL.
 func (s *Service) Load(ctx context.Context) error {
+	seq := s.loads.Add(1)
 	rows, err := s.store.AllChannels(ctx)
 	if err != nil {
 		return fmt.Errorf("load channels: %w", err)
@@ -175,6 +183,12 @@ func (s *Service) Load(ctx context.Context) error {
 			})
 		}
 	}
+	s.installMu.Lock()
+	defer s.installMu.Unlock()
+	if seq < s.installed {
+		return nil // a load that started later is in force already
+	}
+	s.installed = seq
 	s.snap.Store(next)
 	if s.onLoad != nil {
 		s.onLoad(next)
