@@ -158,11 +158,10 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 	var readErr error
 	// The event being sent that the meter has not read yet (see below): read once it is out, or, deferred, on
 	// whichever way the stream ends first — before its bytes go back to the pool (an earlier defer).
-	var unmeteredName string
 	var unmetered []byte
 	meterUnmetered := func() {
 		if unmetered != nil {
-			out.meter.Defer(unmeteredName, unmetered)
+			out.meter.Defer(unmetered)
 			unmetered = nil
 		}
 	}
@@ -206,7 +205,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 			if tr != nil || rq.injectUsage && mayCarryUsage(data) {
 				drop = out.meter.Event(name, data) && rq.injectUsage && tr == nil
 			} else {
-				unmeteredName, unmetered = name, data
+				unmetered = data
 			}
 		}
 		ended = ad.Terminal(lg.ep, name, data)

@@ -127,7 +127,7 @@ type Meter interface {
 	Event(name string, data []byte) (usageOnly bool)
 	// Defer meters one SSE event later (its bytes copied), with the same result as Event: read in order with
 	// the other deferred events when the meter is next asked anything, or when enough wait.
-	Defer(name string, data []byte)
+	Defer(data []byte)
 	// Usage is the metered usage and whether the upstream reported any.
 	Usage() (pricing.Usage, bool)
 	// OutputReported says whether the upstream reported output tokens.

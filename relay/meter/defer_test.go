@@ -61,7 +61,7 @@ func TestDefer_MetersAsEvent(t *testing.T) {
 					if i%7 == 3 {
 						later.Event(e.name, []byte(e.data))
 					} else {
-						later.Defer(e.name, []byte(e.data))
+						later.Defer([]byte(e.data))
 					}
 				}
 				if a, b := meterState(now), meterState(later); a != b {
@@ -76,7 +76,7 @@ func TestDefer_MetersAsEvent(t *testing.T) {
 func TestDefer_CopiesTheEvent(t *testing.T) {
 	m := New(adaptor.ChatCompletions)
 	buf := []byte(`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`)
-	m.Defer("", buf)
+	m.Defer(buf)
 	copy(buf, strings.Repeat("x", len(buf)))
 	if u, ok := m.Usage(); !ok || u.Input != 3 || u.Output != 2 {
 		t.Fatalf("usage %+v %v, want 3/2", u, ok)
@@ -98,7 +98,7 @@ func FuzzDefer(f *testing.F) {
 		for _, ev := range strings.Split(stream, "\x01") {
 			name, data, _ := strings.Cut(ev, "\x00")
 			now.Event(name, []byte(data))
-			later.Defer(name, []byte(data))
+			later.Defer([]byte(data))
 		}
 		if a, b := meterState(now), meterState(later); a != b {
 			t.Fatalf("Event %s, Defer %s", a, b)

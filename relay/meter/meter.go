@@ -21,8 +21,8 @@ type Meter struct {
 	outSeen bool // output tokens came from the upstream
 	text    strings.Builder
 	body    []byte // a non-stream body whose text is not extracted yet
-	// pending holds deferred stream events not read yet (Defer): each as its name's and data's lengths
-	// (uvarint) and bytes, read in order before anything is asked of the meter.
+	// pending holds deferred stream events not read yet (Defer): each as its data's length (uvarint) and
+	// bytes, read in order before anything is asked of the meter.
 	pending []byte
 	// CachedAt are further paths inside an OpenAI usage object where a compatible upstream reports the cached
 	// part of the prompt (DeepSeek's prompt_cache_hit_tokens, Moonshot's cached_tokens), read when the standard
@@ -139,10 +139,10 @@ const pendingMost = 8 << 10
 // next asked anything or pendingMost bytes wait. Reading a stream's events a batch at a time, instead of one by
 // one between the relay's writes, costs a fraction of the CPU (the parser's code and data stay in cache); the
 // result is the same as Event's (TestDefer_MetersAsEvent, FuzzDefer). An event of pendingMost or more is read
-// at once, not copied. (The event's name is not kept: no family's meter reads it.)
-func (m *Meter) Defer(event string, data []byte) {
+// at once, not copied. It takes no event name: no family's meter reads one.
+func (m *Meter) Defer(data []byte) {
 	if len(data) >= pendingMost {
-		m.Event(event, data)
+		m.Event("", data)
 		return
 	}
 	m.pending = binary.AppendUvarint(m.pending, uint64(len(data)))
