@@ -284,13 +284,9 @@ func (w *world) sqlToken(id int64) *model.Token {
 	return tk
 }
 
-// flush commits every queued usage log.
-// A request announces its settlement (Logs.Begin) after its answer went out and the attempt's bookkeeping ran
-// (serve): a caller that reads the answer and flushes at once can come first, most of all with Redis (the
-// sticky binding is a round trip) — TestBudget_DailyBudgetRefusesTheThirdCallInBothShapes saw its last row
-// missing so. flush waits that window out first; announcing before the answer goes out is the relay-side fix.
+// flush commits every queued usage log, including the rows of requests whose answers were read (a request
+// announces its row before its answer goes out: writeJSON, serve).
 func (w *world) flush() {
-	time.Sleep(20 * time.Millisecond)
 	w.node.App.Logs.Flush()
 }
 

@@ -16,6 +16,7 @@ import (
 	"tollgate/service/ledger"
 	"tollgate/service/pricing"
 	"tollgate/service/routing"
+	"tollgate/service/usagelog"
 )
 
 // request is one admitted relay call.
@@ -48,6 +49,20 @@ type request struct {
 	media       media            // images, audio, speech, rerank: what the request bills beyond tokens (media.go)
 	ownPrefs    bool             // the request carried routing preferences of its own (header or body)
 	routed      *routed          // the plan and decision (attempt), for the decision log (finish)
+	logs        *usagelog.Writer // where the request's log row goes (nil for probes: they write none)
+	announced   bool             // the row was announced to logs (announce)
+}
+
+// announce tells the log writer, once, that this request's row will be written (its finish is coming), so a
+// Flush asked for from now on waits for it. It is called before a complete answer goes to the client
+// (writeJSON), so whoever has read the answer and then flushes finds the row; a streamed answer ends at the
+// client only when the handler returns, after serve announced it. An in-flight stream is not announced: a
+// Flush never waits for one.
+func (rq *request) announce() {
+	if rq.logs != nil && !rq.announced {
+		rq.logs.Begin()
+		rq.announced = true
+	}
 }
 
 func (rq *request) account() ledger.Account {
@@ -103,7 +118,7 @@ type call struct {
 func (r *Relay) serve(c *gin.Context, cl call) {
 	ep := cl.ep
 	rq := &request{id: requestID(c), clientID: clientRequestID(c), ep: ep, proto: adaptor.ProtocolOf(ep), kind: adaptor.KindOf(ep),
-		start: time.Now(), at: r.now()}
+		start: time.Now(), at: r.now(), logs: r.Logs}
 	if rerr := r.limitIP(c); rerr != nil {
 		fail(c, rq.proto, rerr)
 		return
@@ -196,9 +211,9 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	out := r.attempt(c, rq)
 	// The answer is complete: settle and log after the handler returns, so the money and log round trips
 	// never delay the client or the next request on its connection. The writer counts the entry as
-	// announced, so Flush and shutdown wait for it.
+	// announced (a JSON answer was announced before it went out), so Flush and shutdown wait for it.
 	fin := finishing{ip: c.ClientIP(), ctx: context.WithoutCancel(c.Request.Context())}
-	r.Logs.Begin()
+	rq.announce()
 	go func() {
 		defer r.Logs.End()
 		r.finish(fin, rq, out)
