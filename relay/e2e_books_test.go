@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"tollgate/app/apptest"
+	"tollgate/model"
 	"tollgate/relay/relaytest"
 )
 
@@ -343,4 +344,44 @@ func TestBooks_GracefulShutdownWithStreamsInFlight(t *testing.T) {
 		}
 	}
 	w2.books(rows, u.id, start, map[int64]int64{limited.ID: keyQuota})
+}
+
+// A request is settled a moment after its answer ended (finishAfter): a shutdown that starts right after the
+// answer still records everything of it — its log row and money, and its routing decision, whose log closes
+// before the usage-log writer does (App.Close waits for the requests still settling first).
+func TestBooks_ShutdownRightAfterAnAnswerKeepsItsDecisionAndRow(t *testing.T) {
+	t.Parallel()
+	env := apptest.NewEnv(t)
+	node := env.Start(t)
+	w := worldOn(t, node)
+	w.channel(openaiChannel(fake(t)))
+	w.prices()
+	if res := w.root.Do("PUT", "/api/admin/settings", map[string]any{"routing_decision_sample": 1}); res.Status != http.StatusOK {
+		t.Fatalf("settings: %d %s", res.Status, res.Body)
+	}
+	const start = 1_000_000
+	u := w.user("quick", start)
+	k := w.key(u, nil)
+	a := w.call("POST", "/v1/chat/completions", k.Key, chatBody("gpt-4o-mini", false))
+	if a.status != http.StatusOK {
+		t.Fatalf("call: %d %s", a.status, a.body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := node.Server.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if err := node.App.Close(ctx); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	next := env.Start(t)
+	w2 := worldOn(t, next)
+	rows := w2.logs("user_id = ?", u.id)
+	if len(rows) != 1 || rows[0].RequestID != a.reqID {
+		t.Fatalf("log rows after the restart: %+v, want the one of %s", rows, a.reqID)
+	}
+	if d, err := next.App.Decisions.List(t.Context(), model.DecisionFilter{RequestID: a.reqID}); err != nil || len(d) != 1 {
+		t.Fatalf("decisions of %s after the restart: %d (%v), want 1", a.reqID, len(d), err)
+	}
+	w2.books(rows, u.id, start, nil)
 }

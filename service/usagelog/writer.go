@@ -76,6 +76,9 @@ func (w *Writer) Begin() { w.producing.Add(1) }
 // End withdraws an announcement made by Begin (call after Write, or instead of it).
 func (w *Writer) End() { w.producing.Add(-1) }
 
+// AwaitSettling waits until every announced entry was written (its request finished settling), or ctx ends.
+func (w *Writer) AwaitSettling(ctx context.Context) { w.waitProducers(ctx) }
+
 // waitProducers waits until every announced entry was written, or ctx ends.
 func (w *Writer) waitProducers(ctx context.Context) {
 	for w.producing.Load() > 0 {
