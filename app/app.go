@@ -369,7 +369,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 
 // Close flushes and closes everything in reverse order of opening.
 func (a *App) Close(ctx context.Context) error {
-	// Requests still settling (their finishing runs a moment after the answer ended, relay.finishAfter) use
+	// Requests still settling (their finishing runs in a goroutine of its own after the handler returned) use
 	// the decision log, the routing book, the fleet, the alerts and the ledger closed below: let them end first.
 	if a.Logs != nil {
 		a.Logs.AwaitSettling(ctx)

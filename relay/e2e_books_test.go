@@ -318,15 +318,7 @@ func TestBooks_GracefulShutdownWithStreamsInFlight(t *testing.T) {
 		}()
 	}
 	waitFor(t, "every stream in flight", func() bool { return oa.Active()+an.Active() >= n })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	// What main does on SIGTERM: drain requests and streams, then close the app (settle, flush the logs).
-	if err := node.Server.Config.Shutdown(ctx); err != nil {
-		t.Fatalf("shutdown: %v", err)
-	}
-	if err := node.App.Close(ctx); err != nil {
-		t.Fatalf("close: %v", err)
-	}
+	shutDown(t, node)
 	wg.Wait()
 	for i, a := range answers {
 		complete(t, a, true, map[bool]string{false: "openai", true: "anthropic"}[i%2 == 1])
@@ -346,8 +338,8 @@ func TestBooks_GracefulShutdownWithStreamsInFlight(t *testing.T) {
 	w2.books(rows, u.id, start, map[int64]int64{limited.ID: keyQuota})
 }
 
-// A request is settled a moment after its answer ended (finishAfter): a shutdown that starts right after the
-// answer still records everything of it — its log row and money, and its routing decision, whose log closes
+// A request is settled after its answer ended, in a goroutine of its own: a shutdown that starts right after
+// the answer still records everything of it — its log row and money, and its routing decision, whose log closes
 // before the usage-log writer does (App.Close waits for the requests still settling first).
 func TestBooks_ShutdownRightAfterAnAnswerKeepsItsDecisionAndRow(t *testing.T) {
 	t.Parallel()
@@ -366,14 +358,7 @@ func TestBooks_ShutdownRightAfterAnAnswerKeepsItsDecisionAndRow(t *testing.T) {
 	if a.status != http.StatusOK {
 		t.Fatalf("call: %d %s", a.status, a.body)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := node.Server.Config.Shutdown(ctx); err != nil {
-		t.Fatalf("shutdown: %v", err)
-	}
-	if err := node.App.Close(ctx); err != nil {
-		t.Fatalf("close: %v", err)
-	}
+	shutDown(t, node)
 	next := env.Start(t)
 	w2 := worldOn(t, next)
 	rows := w2.logs("user_id = ?", u.id)
@@ -384,4 +369,18 @@ func TestBooks_ShutdownRightAfterAnAnswerKeepsItsDecisionAndRow(t *testing.T) {
 		t.Fatalf("decisions of %s after the restart: %d (%v), want 1", a.reqID, len(d), err)
 	}
 	w2.books(rows, u.id, start, nil)
+}
+
+// shutDown does what main does on SIGTERM: drain requests and streams, then close the app (settle, flush the
+// logs).
+func shutDown(t *testing.T, node *apptest.Node) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := node.Server.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if err := node.App.Close(ctx); err != nil {
+		t.Fatalf("close: %v", err)
+	}
 }

@@ -214,18 +214,11 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	// announced (a JSON answer was announced before it went out), so Flush and shutdown wait for it.
 	fin := finishing{ip: c.ClientIP(), ctx: context.WithoutCancel(c.Request.Context())}
 	rq.announce()
-	time.AfterFunc(finishAfter, func() {
+	go func() {
 		defer r.Logs.End()
 		r.finish(fin, rq, out)
-	})
+	}()
 }
-
-// finishAfter is how long after its answer ended a request is settled and logged. Run at once, the finishing
-// (settlement, usage row, routing decision, metrics: a goroutine growing its stack) competed for the CPU with
-// the answer's last bytes on their way to the client: on the 2-core bench box it put the last content chunk of
-// a paced stream ~0.1 ms later at p90 than the plain proxy does (`-gap-by-chunk`), and a finish started 2 ms
-// later took that back. A hold stays that much longer; Flush and shutdown wait for it (announce).
-const finishAfter = time.Millisecond
 
 // freeSlot gives the key's concurrency slot back, once.
 func (rq *request) freeSlot() {
