@@ -208,12 +208,21 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 			rq.held = true
 		}
 	}
+	// A panic after a JSON answer announced the row (in the attempt's bookkeeping) must not leave the log
+	// writer waiting for a row that never comes: Flush and shutdown would wait for their whole timeout.
+	defer func() {
+		if rq.announced {
+			r.Logs.End()
+		}
+	}()
 	out := r.attempt(c, rq)
 	// The answer is complete: settle and log after the handler returns, so the money and log round trips
 	// never delay the client or the next request on its connection. The writer counts the entry as
-	// announced (a JSON answer was announced before it went out), so Flush and shutdown wait for it.
+	// announced (a JSON answer was announced before it went out), so Flush and shutdown wait for it; the
+	// announcement passes to the finishing goroutine, which withdraws it when the row is queued.
 	fin := finishing{ip: c.ClientIP(), ctx: context.WithoutCancel(c.Request.Context())}
 	rq.announce()
+	rq.announced = false
 	go func() {
 		defer r.Logs.End()
 		r.finish(fin, rq, out)
