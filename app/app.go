@@ -371,8 +371,16 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 func (a *App) Close(ctx context.Context) error {
 	// Requests still settling (their finishing runs in a goroutine of its own after the handler returned) use
 	// the decision log, the routing book, the fleet, the alerts and the ledger closed below: let them end first.
+	// Half of what is left of ctx at most, so that the closers below still get time of their own (the fleet
+	// flushes its minutes with ctx) when a settlement hangs.
 	if a.Logs != nil {
-		a.Logs.AwaitSettling(ctx)
+		wait := ctx
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			wait, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+			defer cancel()
+		}
+		a.Logs.AwaitSettling(wait)
 	}
 	var errs []error
 	for i := len(a.closers) - 1; i >= 0; i-- {

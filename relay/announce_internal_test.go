@@ -32,7 +32,11 @@ func (w *announcedAtWrite) Write(p []byte) (int, error) {
 // again later (serve) counts it once; a probe's request (no writer) announces nothing.
 func TestWriteJSON_AnnouncesTheRowBeforeTheAnswerGoesOut(t *testing.T) {
 	logs := usagelog.NewWriter(nil, 4, 4, time.Hour)
-	defer func() { _ = logs.Close(context.Background()) }()
+	defer func() { // bounded: a failing check leaves a row announced, which Close would wait for
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = logs.Close(ctx)
+	}()
 	rec := &announcedAtWrite{ResponseWriter: httptest.NewRecorder(), logs: logs, seen: -1}
 	c, _ := gin.CreateTestContext(rec)
 	rq := &request{logs: logs}
