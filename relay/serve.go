@@ -210,8 +210,9 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	}
 	// A panic after a JSON answer announced the row (in the attempt's bookkeeping) must not leave the log
 	// writer waiting for a row that never comes: Flush and shutdown would wait for their whole timeout.
+	handedOff := false
 	defer func() {
-		if rq.announced {
+		if rq.announced && !handedOff {
 			r.Logs.End()
 		}
 	}()
@@ -222,7 +223,7 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	// announcement passes to the finishing goroutine, which withdraws it when the row is queued.
 	fin := finishing{ip: c.ClientIP(), ctx: context.WithoutCancel(c.Request.Context())}
 	rq.announce()
-	rq.announced = false
+	handedOff = true
 	go func() {
 		defer r.Logs.End()
 		r.finish(fin, rq, out)
