@@ -39,7 +39,9 @@ type StreamStats struct {
 	PathGapP99 float64 `json:"path_gap_p99_ms"`
 	PathGaps   int     `json:"path_gaps"`
 	MaxLag     float64 `json:"max_lag_vs_direct_ms"`
-	FirstError string  `json:"first_error,omitempty"`
+	// CPUPerStream is the CPU time (ms) the target's process used in the phase per stream it served.
+	CPUPerStream float64 `json:"cpu_ms_per_stream,omitempty"`
+	FirstError   string  `json:"first_error,omitempty"`
 }
 
 // Check is one target verdict.
@@ -280,7 +282,7 @@ func (r *Report) Print(w io.Writer) {
 	tw.Flush()
 
 	fmt.Fprintf(w, "\n3. Streams of %d chunks %v apart, %d workers, targets interleaved, %s\n", pacedChunks, pacedDelay, r.StreamWorkers, r.PacedFor)
-	fmt.Fprintln(tw, "target\tstreams\terrors\tgap p50 ms\tgap p99 ms\tgap p99/proxy\tpath gap p99 ms\tpath gap p99 − proxy's ms\tmax lag vs direct ms\tframes behind proxy\t")
+	fmt.Fprintln(tw, "target\tstreams\terrors\tgap p50 ms\tgap p99 ms\tgap p99/proxy\tpath gap p99 ms\tpath gap p99 − proxy's ms\tmax lag vs direct ms\tframes behind proxy\tCPU ms/stream\t")
 	pp := r.Paced["proxy"]
 	for _, t := range r.Targets {
 		s := r.Paced[t]
@@ -291,8 +293,9 @@ func (r *Report) Print(w io.Writer) {
 		if c, ok := r.check(t, "added gap"); ok {
 			pg = verdict(c, "≤")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Streams, s.Errors, num(s.GapP50, 3),
-			num(s.GapP99, 3), num(ratio(s.GapP99, pp.GapP99), 2), num(s.PathGapP99, 3), pg, num(s.MaxLag, 3), fb)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Streams, s.Errors, num(s.GapP50, 3),
+			num(s.GapP99, 3), num(ratio(s.GapP99, pp.GapP99), 2), num(s.PathGapP99, 3), pg, num(s.MaxLag, 3), fb,
+			num(s.CPUPerStream, 3))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "   path gap: how much later a chunk reached the client than the one before it, minus how much later the")

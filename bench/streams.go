@@ -170,6 +170,28 @@ func rssMB(pid int) float64 {
 	return 0
 }
 
+// cpuSeconds is the CPU time (user + system) pid has used so far, or 0 when it cannot be read (pid 0: this
+// process, whose figure includes the load generator's own).
+func cpuSeconds(pid int) float64 {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (which may hold spaces) start at state: utime and stime are the 12th
+	// and 13th of them, in clock ticks (USER_HZ, 100 on Linux).
+	_, rest, ok := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100
+}
+
 // billedRequests is the number of relayed requests the gateway's usage logs hold for today (UTC) and the
 // day before, or -1 for a target that is not a gateway.
 func billedRequests(ctx context.Context, t Target) int64 {

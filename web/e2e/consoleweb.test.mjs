@@ -236,10 +236,13 @@ describe('a new user connects, tries the playground and sees honest numbers', ()
       }
       assert.equal(await text(card.getByTestId('log-cost')), usd(CALL_COST));
       await page.setViewportSize({ width: 1280, height: 860 });
-      // Keyboard: Tab reaches the rows; Enter opens the drawer.
+      // Keyboard: Tab reaches the rows; Enter opens the drawer. The phone's cards are rows of a table too: wait
+      // until they are gone, or the row focused may be one the wide table replaces before Enter reaches it.
+      await card.waitFor({ state: 'detached' });
       const row = page.locator('.ant-table-tbody tr.ant-table-row').first();
       await row.waitFor();
       await row.focus();
+      await page.waitForFunction(() => document.activeElement?.matches('tr.ant-table-row'));
       await page.keyboard.press('Enter');
       await page.locator('.ant-drawer-open').waitFor();
     });
