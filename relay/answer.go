@@ -14,6 +14,7 @@ import (
 
 	"tollgate/middleware"
 	"tollgate/relay/adaptor"
+	"tollgate/relay/meter"
 	"tollgate/service/channel"
 )
 
@@ -113,26 +114,6 @@ func isErrorEvent(name string, data []byte) bool {
 	return r[0].String() == "error" || r[0].String() == "response.failed" || r[1].IsObject()
 }
 
-// mayCarryUsage says whether an OpenAI chunk may hold a usage object: its "usage" key followed by an object
-// rather than null (every chunk of a stream with include_usage carries "usage":null). A key written with
-// escapes is not seen: the meter still reads that usage, but the chunk is passed on instead of dropped.
-func mayCarryUsage(data []byte) bool {
-	for {
-		i := bytes.Index(data, usageKey)
-		if i < 0 {
-			return false
-		}
-		data = bytes.TrimLeft(data[i+len(usageKey):], " \t\r\n")
-		if len(data) > 0 && data[0] == ':' {
-			if v := bytes.TrimLeft(data[1:], " \t\r\n"); len(v) > 0 && v[0] == '{' {
-				return true
-			}
-		}
-	}
-}
-
-var usageKey = []byte(`"usage"`)
-
 // droppedHeader names the caller's fields a translated answer was produced without (leg.dropped).
 const droppedHeader = "X-Tollgate-Dropped"
 
@@ -202,7 +183,7 @@ func (r *Relay) stream(c *gin.Context, rq *request, ad adaptor.Adaptor, x *excha
 		// event is sent (the usage-only chunk of a usage we asked for) or when a translation reuses its bytes.
 		drop := false
 		if data != nil && !bytes.Equal(data, doneData) {
-			if tr != nil || rq.injectUsage && mayCarryUsage(data) {
+			if tr != nil || rq.injectUsage && meter.MayCarryUsage(data) {
 				drop = out.meter.Event(name, data) && rq.injectUsage && tr == nil
 			} else {
 				unmetered = data

@@ -46,7 +46,8 @@ func meterState(m *Meter) string {
 }
 
 // A deferred event meters as Event would: every family, with and without its usage, with an Event (the
-// relay's metered-first path) between deferred ones, and streams long enough to be read in several batches.
+// relay's metered-first path) between deferred ones, usage asked for midway (its text read later), and streams
+// long enough to be read in several batches.
 func TestDefer_MetersAsEvent(t *testing.T) {
 	for ep, evs := range deferStreams {
 		for _, cut := range []int{len(evs), len(evs) - 1} { // with and without the last event (usage, mostly)
@@ -62,6 +63,9 @@ func TestDefer_MetersAsEvent(t *testing.T) {
 						later.Event(e.name, []byte(e.data))
 					} else {
 						later.Defer([]byte(e.data))
+					}
+					if i%5 == 2 {
+						later.Usage() // reads the usage of what is deferred so far; its text stays for Text
 					}
 				}
 				if a, b := meterState(now), meterState(later); a != b {
@@ -99,9 +103,30 @@ func FuzzDefer(f *testing.F) {
 			name, data, _ := strings.Cut(ev, "\x00")
 			now.Event(name, []byte(data))
 			later.Defer([]byte(data))
+			if len(data)%3 == 0 {
+				later.Usage()
+			}
 		}
 		if a, b := meterState(now), meterState(later); a != b {
 			t.Fatalf("Event %s, Defer %s", a, b)
 		}
 	})
+}
+
+// BenchmarkDeferredStreamUsage: a 20-chunk chat stream deferred and its usage asked for, as the relay's finish
+// does (the text is not wanted: the upstream reported its output).
+func BenchmarkDeferredStreamUsage(b *testing.B) {
+	chunk := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}],"usage":null}`)
+	last := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":20}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		m := New(adaptor.ChatCompletions)
+		for range 20 {
+			m.Defer(chunk)
+		}
+		m.Defer(last)
+		if _, ok := m.Usage(); !ok || !m.OutputReported() {
+			b.Fatal("no usage")
+		}
+	}
 }

@@ -4,6 +4,7 @@
 package meter
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 
@@ -21,9 +22,12 @@ type Meter struct {
 	outSeen bool // output tokens came from the upstream
 	text    strings.Builder
 	body    []byte // a non-stream body whose text is not extracted yet
-	// pending holds deferred stream events not read yet (Defer): each as its data's length (uvarint) and
-	// bytes, read in order before anything is asked of the meter.
-	pending []byte
+	// pending holds deferred stream events (Defer) whose text is not read yet: each as its data's length
+	// (uvarint) and bytes. The usage of the first usageRead bytes of them is read already: asking for usage
+	// reads only that part of each event (a usage-bearing event is rare and easy to tell), and the text,
+	// which is only wanted when the upstream reported no output, is read when Text asks for it.
+	pending   []byte
+	usageRead int
 	// CachedAt are further paths inside an OpenAI usage object where a compatible upstream reports the cached
 	// part of the prompt (DeepSeek's prompt_cache_hit_tokens, Moonshot's cached_tokens), read when the standard
 	// prompt_tokens_details.cached_tokens says nothing.
@@ -38,13 +42,13 @@ func New(ep adaptor.Endpoint) *Meter { return &Meter{ep: ep} }
 
 // Usage returns the metered usage and whether the upstream reported any.
 func (m *Meter) Usage() (pricing.Usage, bool) {
-	m.readPending()
+	m.readUsage()
 	return m.usage, m.present
 }
 
 // OutputReported says whether the upstream reported output tokens (Anthropic streams report them last).
 func (m *Meter) OutputReported() bool {
-	m.readPending()
+	m.readUsage()
 	return m.outSeen
 }
 
@@ -132,6 +136,9 @@ func (m *Meter) bodyText(body []byte) {
 	}
 }
 
+// pendingFirst is the room a meter's first deferred event gets: a short answer's events, without regrowing.
+const pendingFirst = 4 << 10
+
 // pendingMost is how many bytes of deferred events a meter keeps before reading them.
 const pendingMost = 8 << 10
 
@@ -145,6 +152,9 @@ func (m *Meter) Defer(data []byte) {
 		m.Event("", data)
 		return
 	}
+	if m.pending == nil {
+		m.pending = make([]byte, 0, pendingFirst)
+	}
 	m.pending = binary.AppendUvarint(m.pending, uint64(len(data)))
 	m.pending = append(m.pending, data...)
 	if len(m.pending) >= pendingMost {
@@ -152,15 +162,26 @@ func (m *Meter) Defer(data []byte) {
 	}
 }
 
-// readPending meters the deferred events.
+// readUsage reads the usage of the deferred events not read for it yet; their text stays pending.
+func (m *Meter) readUsage() {
+	forEachPending(m.pending[m.usageRead:], func(data []byte) { m.eventUsage(data) })
+	m.usageRead = len(m.pending)
+}
+
+// readPending meters the deferred events: usage (where not read yet), then text, in order.
 func (m *Meter) readPending() {
-	p := m.pending
+	m.readUsage()
+	forEachPending(m.pending, m.eventText)
+	m.pending, m.usageRead = m.pending[:0], 0
+}
+
+// forEachPending calls f with the data of each event in p, a run of pending's length-prefixed events.
+func forEachPending(p []byte, f func(data []byte)) {
 	for len(p) > 0 {
 		n, k := binary.Uvarint(p)
-		m.event("", p[k:k+int(n)])
+		f(p[k : k+int(n)])
 		p = p[k+int(n):]
 	}
-	m.pending = m.pending[:0]
 }
 
 // Event meters one SSE event's data now (after the deferred ones). It reports whether the event is the OpenAI
@@ -171,19 +192,60 @@ func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
 	return m.event(event, data)
 }
 
-func (m *Meter) event(event string, data []byte) (usageOnly bool) {
+func (m *Meter) event(_ string, data []byte) (usageOnly bool) {
+	m.eventText(data)
+	return m.eventUsage(data)
+}
+
+// eventUsage reads the usage one SSE event's data reports, and says whether the event is the OpenAI
+// usage-only chunk. A content chunk costs one scan of its bytes: only a chunk that holds a usage key (or an
+// escape, which a key may be written with) is parsed.
+func (m *Meter) eventUsage(data []byte) (usageOnly bool) {
 	switch m.ep {
 	case adaptor.GenerateContent:
-		r := gjson.GetManyBytes(data, "usageMetadata", "candidates")
-		m.geminiUsage(r[0])
-		m.geminiText(r[1])
+		if mayHold(data, geminiUsageKey) {
+			m.geminiUsage(gjson.GetBytes(data, "usageMetadata"))
+		}
 	case adaptor.Messages:
 		switch gjson.GetBytes(data, "type").String() {
 		case "message_start":
 			m.anthropicUsage(gjson.GetBytes(data, "message.usage"), false)
 		case "message_delta":
 			m.anthropicUsage(gjson.GetBytes(data, "usage"), true)
-		case "content_block_delta":
+		}
+	case adaptor.Responses:
+		switch gjson.GetBytes(data, "type").String() {
+		case "response.completed", "response.incomplete", "response.failed":
+			m.openAIUsage(gjson.GetBytes(data, "response.usage"))
+		}
+	default:
+		// Streamed chunks are not validated: a malformed one is billed as Get reads it (it skips what precedes
+		// the first brace and stops at the object's end). UsageAt's last key is "usage" too (x_groq.usage).
+		if !mayHoldUsage(data) {
+			return false
+		}
+		u := gjson.GetBytes(data, "usage")
+		if !u.IsObject() && m.UsageAt != "" {
+			if v := gjson.GetBytes(data, m.UsageAt); v.IsObject() {
+				m.openAIUsage(v)
+			}
+		}
+		if u.IsObject() {
+			m.openAIUsage(u)
+			choices := gjson.GetBytes(data, "choices")
+			return !choices.Exists() || len(choices.Array()) == 0
+		}
+	}
+	return false
+}
+
+// eventText keeps the generated text of one SSE event's data (for local counting when usage is missing).
+func (m *Meter) eventText(data []byte) {
+	switch m.ep {
+	case adaptor.GenerateContent:
+		m.geminiText(gjson.GetBytes(data, "candidates"))
+	case adaptor.Messages:
+		if gjson.GetBytes(data, "type").String() == "content_block_delta" {
 			// Text, thinking and tool-call arguments are all generated output: a cut stream is counted by them.
 			d := gjson.GetManyBytes(data, "delta.text", "delta.thinking", "delta.partial_json")
 			for _, v := range d {
@@ -195,23 +257,9 @@ func (m *Meter) event(event string, data []byte) (usageOnly bool) {
 		case "response.output_text.delta", "response.function_call_arguments.delta", "response.reasoning_summary_text.delta",
 			"response.reasoning_text.delta", "response.custom_tool_call_input.delta":
 			m.text.WriteString(gjson.GetBytes(data, "delta").String())
-		case "response.completed", "response.incomplete", "response.failed":
-			m.openAIUsage(gjson.GetBytes(data, "response.usage"))
 		}
 	default:
-		// Streamed chunks are not validated: a malformed one is billed as Get reads it (it skips what precedes
-		// the first brace and stops at the object's end).
-		res := gjson.GetManyBytes(data, "usage", "choices")
-		if !res[0].IsObject() && m.UsageAt != "" {
-			if u := gjson.GetBytes(data, m.UsageAt); u.IsObject() {
-				m.openAIUsage(u)
-			}
-		}
-		if res[0].IsObject() {
-			m.openAIUsage(res[0])
-		}
-		choices := res[1]
-		choices.ForEach(func(_, ch gjson.Result) bool {
+		gjson.GetBytes(data, "choices").ForEach(func(_, ch gjson.Result) bool {
 			d := ch.Get("delta")
 			m.text.WriteString(d.Get("content").String())
 			m.text.WriteString(d.Get("reasoning_content").String())
@@ -222,10 +270,43 @@ func (m *Meter) event(event string, data []byte) (usageOnly bool) {
 			m.text.WriteString(ch.Get("text").String())
 			return true
 		})
-		return res[0].IsObject() && (!choices.Exists() || len(choices.Array()) == 0)
 	}
-	return false
 }
+
+// MayCarryUsage says whether an OpenAI chunk may hold a usage object: its "usage" key followed by an object
+// rather than null (every chunk of a stream with include_usage carries "usage":null). A key written with
+// escapes is not seen (the meter checks for escapes itself).
+func MayCarryUsage(data []byte) bool {
+	for {
+		i := bytes.Index(data, usageKey)
+		if i < 0 {
+			return false
+		}
+		data = bytes.TrimLeft(data[i+len(usageKey):], " \t\r\n")
+		if len(data) > 0 && data[0] == ':' {
+			if v := bytes.TrimLeft(data[1:], " \t\r\n"); len(v) > 0 && v[0] == '{' {
+				return true
+			}
+		}
+	}
+}
+
+var (
+	usageKey       = []byte(`"usage"`)
+	geminiUsageKey = []byte("usageMetadata")
+)
+
+// mayHoldUsage says whether an OpenAI chunk may hold a usage object, also under UsageAt's last key (the
+// same word): MayCarryUsage, or an escape anywhere (a key may be written with escapes, which the JSON
+// reader decodes before it compares).
+func mayHoldUsage(data []byte) bool {
+	return MayCarryUsage(data) || hasEscape(data)
+}
+
+// mayHold says whether data may hold the key word: it does, or it holds an escape.
+func mayHold(data, word []byte) bool { return bytes.Contains(data, word) || hasEscape(data) }
+
+func hasEscape(data []byte) bool { return bytes.IndexByte(data, '\\') >= 0 }
 
 // openAIUsage reads chat/completions/embeddings (prompt_tokens/completion_tokens) and Responses
 // (input_tokens/output_tokens) usage; cached tokens are split out of the prompt.
