@@ -45,6 +45,17 @@ func meterState(m *Meter) string {
 	return fmt.Sprintf("%+v %v %v %q", u, present, m.OutputReported(), m.Text())
 }
 
+// eagerState is what reading every event's usage and text at once, in order, leaves: the meaning Event and
+// Defer must keep however lazily they read.
+func eagerState(ep adaptor.Endpoint, events []string) string {
+	m := New(ep)
+	for _, d := range events {
+		m.eventText([]byte(d))
+		m.eventUsage([]byte(d))
+	}
+	return fmt.Sprintf("%+v %v %v %q", m.usage, m.present, m.outSeen, m.text.String())
+}
+
 // A deferred event meters as Event would: every family, with and without its usage, with an Event (the
 // relay's metered-first path) between deferred ones, usage asked for midway (its text read later), and streams
 // long enough to be read in several batches.
@@ -57,7 +68,9 @@ func TestDefer_MetersAsEvent(t *testing.T) {
 					stream = append(stream, evs[:cut]...)
 				}
 				now, later := New(ep), New(ep)
+				var datas []string
 				for i, e := range stream {
+					datas = append(datas, e.data)
 					now.Event(e.name, []byte(e.data))
 					if i%7 == 3 {
 						later.Event(e.name, []byte(e.data))
@@ -68,8 +81,8 @@ func TestDefer_MetersAsEvent(t *testing.T) {
 						later.Usage() // reads the usage of what is deferred so far; its text stays for Text
 					}
 				}
-				if a, b := meterState(now), meterState(later); a != b {
-					t.Fatalf("%v, %d events: Event %s, Defer %s", ep, len(stream), a, b)
+				if a, b, want := meterState(now), meterState(later), eagerState(ep, datas); a != want || b != want {
+					t.Fatalf("%v, %d events: Event %s, Defer %s, each read at once %s", ep, len(stream), a, b, want)
 				}
 			}
 		}
@@ -87,7 +100,24 @@ func TestDefer_CopiesTheEvent(t *testing.T) {
 	}
 }
 
-// FuzzDefer: any events on any endpoint meter the same deferred as read at once.
+// Usage under a UsageAt path is read from deferred events, whatever its last key (the scan that skips most
+// chunks looks for "usage").
+func TestDefer_ReadsUsageAtAnyPath(t *testing.T) {
+	for path, chunk := range map[string]string{
+		"x_groq.usage":   `{"choices":[],"x_groq":{"usage":{"prompt_tokens":5,"completion_tokens":3}}}`,
+		"x_vendor.tally": `{"choices":[],"x_vendor":{"tally":{"prompt_tokens":5,"completion_tokens":3}}}`,
+	} {
+		m := New(adaptor.ChatCompletions)
+		m.UsageAt = path
+		m.Defer([]byte(`{"choices":[{"index":0,"delta":{"content":"hi"}}]}`))
+		m.Defer([]byte(chunk))
+		if u, ok := m.Usage(); !ok || u.Input != 5 || u.Output != 3 || !m.OutputReported() {
+			t.Errorf("%s: usage %+v %v, want 5/3", path, u, ok)
+		}
+	}
+}
+
+// FuzzDefer: any events on any endpoint meter the same through Event, through Defer, and read at once.
 func FuzzDefer(f *testing.F) {
 	for ep, evs := range deferStreams {
 		var b strings.Builder
@@ -99,16 +129,18 @@ func FuzzDefer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ep uint8, stream string) {
 		e := adaptor.Endpoint(ep % uint8(adaptor.CountTokens+1))
 		now, later := New(e), New(e)
+		var datas []string
 		for _, ev := range strings.Split(stream, "\x01") {
 			name, data, _ := strings.Cut(ev, "\x00")
+			datas = append(datas, data)
 			now.Event(name, []byte(data))
 			later.Defer([]byte(data))
 			if len(data)%3 == 0 {
 				later.Usage()
 			}
 		}
-		if a, b := meterState(now), meterState(later); a != b {
-			t.Fatalf("Event %s, Defer %s", a, b)
+		if a, b, want := meterState(now), meterState(later), eagerState(e, datas); a != want || b != want {
+			t.Fatalf("Event %s, Defer %s, each read at once %s", a, b, want)
 		}
 	})
 }

@@ -145,18 +145,28 @@ const pendingMost = 8 << 10
 // Defer meters one SSE event later: its data is copied and read, in order with the others, when the meter is
 // next asked anything or pendingMost bytes wait. Reading a stream's events a batch at a time, instead of one by
 // one between the relay's writes, costs a fraction of the CPU (the parser's code and data stay in cache); the
-// result is the same as Event's (TestDefer_MetersAsEvent, FuzzDefer). An event of pendingMost or more is read
-// at once, not copied. It takes no event name: no family's meter reads one.
+// result is the same as reading each at once (TestDefer_MetersAsEvent, FuzzDefer). An event of pendingMost or
+// more is read at once, not copied. It takes no event name: no family's meter reads one.
 func (m *Meter) Defer(data []byte) {
 	if len(data) >= pendingMost {
 		m.Event("", data)
 		return
 	}
+	m.queue(data)
+	m.readIfFull()
+}
+
+// queue keeps a copy of data in pending.
+func (m *Meter) queue(data []byte) {
 	if m.pending == nil {
 		m.pending = make([]byte, 0, pendingFirst)
 	}
 	m.pending = binary.AppendUvarint(m.pending, uint64(len(data)))
 	m.pending = append(m.pending, data...)
+}
+
+// readIfFull reads what waits once pendingMost bytes do.
+func (m *Meter) readIfFull() {
 	if len(m.pending) >= pendingMost {
 		m.readPending()
 	}
@@ -184,17 +194,22 @@ func forEachPending(p []byte, f func(data []byte)) {
 	}
 }
 
-// Event meters one SSE event's data now (after the deferred ones). It reports whether the event is the OpenAI
-// usage-only chunk (empty choices plus usage), which the relay drops when it asked for usage on the client's
-// behalf.
-func (m *Meter) Event(event string, data []byte) (usageOnly bool) {
-	m.readPending()
-	return m.event(event, data)
-}
-
-func (m *Meter) event(_ string, data []byte) (usageOnly bool) {
-	m.eventText(data)
-	return m.eventUsage(data)
+// Event reads one SSE event's usage now (after the deferred events'); its text is kept for Text like a
+// deferred event's. It reports whether the event is the OpenAI usage-only chunk (empty choices plus usage),
+// which the relay drops when it asked for usage on the client's behalf. It takes no event name: no family's
+// meter reads one.
+func (m *Meter) Event(_ string, data []byte) (usageOnly bool) {
+	m.readUsage()
+	usageOnly = m.eventUsage(data)
+	if len(data) >= pendingMost { // read at once, not copied: the text of the ones before it first
+		m.readPending()
+		m.eventText(data)
+		return usageOnly
+	}
+	m.queue(data)
+	m.usageRead = len(m.pending)
+	m.readIfFull()
+	return usageOnly
 }
 
 // eventUsage reads the usage one SSE event's data reports, and says whether the event is the OpenAI
@@ -220,8 +235,9 @@ func (m *Meter) eventUsage(data []byte) (usageOnly bool) {
 		}
 	default:
 		// Streamed chunks are not validated: a malformed one is billed as Get reads it (it skips what precedes
-		// the first brace and stops at the object's end). UsageAt's last key is "usage" too (x_groq.usage).
-		if !mayHoldUsage(data) {
+		// the first brace and stops at the object's end). The scan looks for a "usage" key: a UsageAt ending
+		// in another key (no preset has one) has every chunk parsed.
+		if !mayHoldUsage(data) && (m.UsageAt == "" || strings.HasSuffix(m.UsageAt, ".usage")) {
 			return false
 		}
 		u := gjson.GetBytes(data, "usage")
@@ -296,8 +312,8 @@ var (
 	geminiUsageKey = []byte("usageMetadata")
 )
 
-// mayHoldUsage says whether an OpenAI chunk may hold a usage object, also under UsageAt's last key (the
-// same word): MayCarryUsage, or an escape anywhere (a key may be written with escapes, which the JSON
+// mayHoldUsage says whether an OpenAI chunk may hold a usage object, also one under a UsageAt ending in
+// "usage" (x_groq.usage): MayCarryUsage, or an escape anywhere (a key may be written with escapes, which the JSON
 // reader decodes before it compares).
 func mayHoldUsage(data []byte) bool {
 	return MayCarryUsage(data) || hasEscape(data)
