@@ -21,7 +21,8 @@
 //     gaps from ~1,300 of them a target, as a 4-worker 8 s phase had, moved ±0.2 ms between runs of one binary;
 //     from ~17,000 (30 s) the added p99 of one build still read −0.05 to +0.09 ms in four default runs, about
 //     its 0.05 bar either way; ~34,000 halve the estimate's sampling variance): inter-chunk gaps, the gap the
-//     path added (send stamps), and how many frames behind the proxy's client Tollgate's client sees each chunk;
+//     path added (send stamps), how many frames behind the proxy's client Tollgate's client sees each chunk, and
+//     the CPU time each target's process used per stream (/proc/<pid>/stat);
 //  4. stream throughput: streams of 20 chunks without pauses, -concurrency workers, each target alone;
 //  5. -many-streams (1,000) concurrent paced streams on each target alone: streams/s, errors, streams that lost
 //     a frame, usage log rows written (read back through /api/logs/stats) against requests sent, and the

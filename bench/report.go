@@ -211,6 +211,14 @@ func (r *Report) addedRatio(m map[string]Summary, t string) float64 {
 	return added(m, t) / a
 }
 
+// cpuMs prints a CPU time per stream, blank for a target whose process was not measured.
+func cpuMs(v float64) string {
+	if v <= 0 {
+		return ""
+	}
+	return num(v, 3)
+}
+
 func num(v float64, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "n/a"
@@ -295,7 +303,7 @@ func (r *Report) Print(w io.Writer) {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t, s.Streams, s.Errors, num(s.GapP50, 3),
 			num(s.GapP99, 3), num(ratio(s.GapP99, pp.GapP99), 2), num(s.PathGapP99, 3), pg, num(s.MaxLag, 3), fb,
-			num(s.CPUPerStream, 3))
+			cpuMs(s.CPUPerStream))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "   path gap: how much later a chunk reached the client than the one before it, minus how much later the")

@@ -170,8 +170,8 @@ func rssMB(pid int) float64 {
 	return 0
 }
 
-// cpuSeconds is the CPU time (user + system) pid has used so far, or 0 when it cannot be read (pid 0: this
-// process, whose figure includes the load generator's own).
+// cpuSeconds is the CPU time (user + system) pid has used so far, or 0 when it cannot be read or pid is 0 (a
+// target in this process, whose figure would include the load generator's own).
 func cpuSeconds(pid int) float64 {
 	if pid <= 0 {
 		return 0
