@@ -224,10 +224,10 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	fin := finishing{ip: c.ClientIP(), ctx: context.WithoutCancel(c.Request.Context())}
 	rq.announce()
 	handedOff = true
-	go func() {
+	finishPool.run(func() {
 		defer r.Logs.End()
 		r.finish(fin, rq, out)
-	}()
+	})
 }
 
 // freeSlot gives the key's concurrency slot back, once.
