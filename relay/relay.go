@@ -82,6 +82,7 @@ type Relay struct {
 	// streamBufs holds the read buffers and event scratch of finished streams for the next ones: a thousand
 	// concurrent streams hold a small buffer each instead of allocating one per stream.
 	streamBufs sync.Pool
+	finishers  finishers // run each answered request's settlement and log row (finishers.go)
 }
 
 // New builds the relay.

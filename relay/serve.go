@@ -224,7 +224,7 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	fin := finishing{ip: c.ClientIP(), ctx: context.WithoutCancel(c.Request.Context())}
 	rq.announce()
 	handedOff = true
-	finishPool.run(func() {
+	r.finishers.run(func() {
 		defer r.Logs.End()
 		r.finish(fin, rq, out)
 	})
