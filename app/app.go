@@ -369,7 +369,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, string, err
 
 // Close flushes and closes everything in reverse order of opening.
 func (a *App) Close(ctx context.Context) error {
-	// Requests still settling (their finishing runs in a goroutine of its own after the handler returned) use
+	// Requests still settling (their finishing runs on the relay's finishers after the handler returned) use
 	// the decision log, the routing book, the fleet, the alerts and the ledger closed below: let them end first.
 	// Half of what is left of ctx at most, so that the closers below still get time of their own (the fleet
 	// flushes its minutes with ctx) when a settlement hangs.
@@ -381,6 +381,9 @@ func (a *App) Close(ctx context.Context) error {
 			defer cancel()
 		}
 		a.Logs.AwaitSettling(wait)
+	}
+	if a.Relay != nil {
+		a.Relay.Close()
 	}
 	var errs []error
 	for i := len(a.closers) - 1; i >= 0; i-- {

@@ -9,10 +9,12 @@ import "sync"
 // (three runs) read 3–4 % less CPU per stream with the pool. When every finisher is busy (a slow ledger or
 // database) and the queue is full, the finishing gets a goroutine of its own as before, so a stall never
 // holds up the handler that hands it over. The zero value is ready; its goroutines start with the first
-// finishing and live as long as the process (they idle on an empty queue).
+// finishing and end at close (Relay.Close), after running what was queued.
 type finishers struct {
-	once sync.Once
-	q    chan func()
+	once   sync.Once
+	mu     sync.RWMutex // held shared to queue, exclusively to close
+	q      chan func()
+	closed bool
 }
 
 // The pool's size: finishers (a finishing may wait on a remote ledger, so more than the CPUs) and how many
@@ -22,14 +24,19 @@ const (
 	finishQueue   = 256
 )
 
-// run hands fn to a finisher, or to a goroutine of its own when the queue is full.
+// run hands fn to a finisher, or to a goroutine of its own when the queue is full or the pool closed.
 func (f *finishers) run(fn func()) {
 	f.once.Do(f.start)
-	select {
-	case f.q <- fn:
-	default:
-		go fn()
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if !f.closed {
+		select {
+		case f.q <- fn:
+			return
+		default:
+		}
 	}
+	go fn()
 }
 
 func (f *finishers) start() {
@@ -40,5 +47,18 @@ func (f *finishers) start() {
 				fn()
 			}
 		}()
+	}
+}
+
+// close lets the finishers end once the queue is empty; later finishings get goroutines of their own.
+func (f *finishers) close() {
+	f.once.Do(func() {}) // a pool never used is not started, now or by a later run
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed {
+		f.closed = true
+		if f.q != nil {
+			close(f.q)
+		}
 	}
 }

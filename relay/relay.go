@@ -90,6 +90,10 @@ func New(d Deps) *Relay {
 	return &Relay{Deps: d, intn: rand.IntN}
 }
 
+// Close ends the goroutines that finish answered requests once they have finished what is queued; call it
+// after the requests have settled (App.Close). A request finished later gets a goroutine of its own.
+func (r *Relay) Close() { r.finishers.close() }
+
 func (r *Relay) now() time.Time {
 	if r.Clock != nil {
 		return r.Clock()
