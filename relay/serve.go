@@ -220,7 +220,7 @@ func (r *Relay) serve(c *gin.Context, cl call) {
 	// The answer is complete: settle and log after the handler returns, so the money and log round trips
 	// never delay the client or the next request on its connection. The writer counts the entry as
 	// announced (a JSON answer was announced before it went out), so Flush and shutdown wait for it; the
-	// announcement passes to the finishing goroutine, which withdraws it when the row is queued.
+	// announcement passes to the finishing (a finisher), which withdraws it when the row is queued.
 	fin := finishing{ip: c.ClientIP(), ctx: context.WithoutCancel(c.Request.Context())}
 	rq.announce()
 	handedOff = true
