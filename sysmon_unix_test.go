@@ -26,7 +26,9 @@ func TestQuietSysmon_ReexecsOnceWithSchedtrace(t *testing.T) {
 		{"empty", "", []string{``, sysmonSetting}},
 		{"others kept", "madvdontneed=1", []string{"madvdontneed=1", "madvdontneed=1," + sysmonSetting}},
 		{"own schedtrace kept", "schedtrace=0", []string{"schedtrace=0"}},
-		{"own schedtrace among others", "gctrace=0, schedtrace=5000", []string{"gctrace=0, schedtrace=5000"}},
+		{"own schedtrace among others", "gctrace=0,schedtrace=5000", []string{"gctrace=0,schedtrace=5000"}},
+		// The runtime trims nothing: " schedtrace=0" is a key it does not know, so ours is still added.
+		{"spaced schedtrace is not the runtime's", "gctrace=0, schedtrace=0", []string{"gctrace=0, schedtrace=0", "gctrace=0, schedtrace=0," + sysmonSetting}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestQuietSysmon_ReexecsOnceWithSchedtrace$")
@@ -57,8 +59,9 @@ func TestHasSetting(t *testing.T) {
 		v    string
 		want bool
 	}{
-		{"", false}, {"schedtrace=1", true}, {"a=1,schedtrace=0", true}, {" schedtrace=0 ", true},
-		{"scheddetail=1", false}, {"xschedtrace=1", false}, {"schedtracex=1", false}, {",,", false},
+		{"", false}, {"schedtrace=1", true}, {"a=1,schedtrace=0", true}, {"schedtrace=", true},
+		{" schedtrace=0", false}, {"schedtrace", false}, {"scheddetail=1", false}, {"xschedtrace=1", false},
+		{"schedtracex=1", false}, {",,", false},
 	} {
 		if got := hasSetting(tc.v, "schedtrace"); got != tc.want {
 			t.Errorf("hasSetting(%q) = %v", tc.v, got)
