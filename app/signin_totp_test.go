@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -93,6 +94,22 @@ func enrol(t *testing.T, c *apptest.Client, clk *tfaClock) ([]byte, []string) {
 
 // code is the TOTP code of key at the node's current time.
 func code(key []byte, clk *tfaClock) string { return totp.Code(key, totp.Step(clk.Now())) }
+
+// wrongCodes are n six-digit codes valid in no step the node accepts now (the current one ± totp.Skew): a fixed
+// "000000" is the right code for a random key about once in 67,000 runs of a test that tries five (15 chances in a million).
+func wrongCodes(key []byte, clk *tfaClock, n int) []string {
+	valid := map[string]bool{}
+	for d := int64(-totp.Skew); d <= totp.Skew; d++ {
+		valid[totp.Code(key, totp.Step(clk.Now())+d)] = true
+	}
+	var out []string
+	for i := 0; len(out) < n; i++ {
+		if c := fmt.Sprintf("%06d", i); !valid[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // nextCode moves the clock to the next step (a step's code is accepted once) and returns its code.
 func nextCode(key []byte, clk *tfaClock) string {
@@ -241,8 +258,8 @@ func TestTOTP_FiveWrongCodesSlowFurtherAttempts(t *testing.T) {
 	alice := n.SignUp(t, "alice", "correct-horse-1")
 	key, _ := enrol(t, alice, clk)
 	clk.Advance(totp.Period) // a step whose code has not been used
-	for i := range 5 {
-		wantError(t, login(t, n, "alice", "correct-horse-1", "00000"+strconv.Itoa(i)), http.StatusUnauthorized, "totp_invalid")
+	for _, wrong := range wrongCodes(key, clk, 5) {
+		wantError(t, login(t, n, "alice", "correct-horse-1", wrong), http.StatusUnauthorized, "totp_invalid")
 	}
 	r := login(t, n, "alice", "correct-horse-1", code(key, clk)) // the right code, held back
 	wantError(t, r, http.StatusTooManyRequests, "totp_delayed")
