@@ -194,7 +194,7 @@ func TestTOTP_EnrolmentLoginAndBackupCodes(t *testing.T) {
 	// The password alone is not enough; a wrong password is still a wrong password.
 	wantError(t, login(t, n, "alice", "wrong-horse-1", ""), http.StatusUnauthorized, "invalid_credentials")
 	wantError(t, login(t, n, "alice", "correct-horse-1", ""), http.StatusUnauthorized, "totp_required")
-	wantError(t, login(t, n, "alice", "correct-horse-1", "000000"), http.StatusUnauthorized, "totp_invalid")
+	wantError(t, login(t, n, "alice", "correct-horse-1", wrongCodes(key, clk, 1)[0]), http.StatusUnauthorized, "totp_invalid")
 	// The code that enabled 2FA was used: the same step's code is refused, the next step's accepted once.
 	wantError(t, login(t, n, "alice", "correct-horse-1", code(key, clk)), http.StatusUnauthorized, "totp_invalid")
 	c := nextCode(key, clk)
@@ -227,7 +227,7 @@ func TestTOTP_EnrolmentLoginAndBackupCodes(t *testing.T) {
 	}
 
 	// Disabling needs a code too; then the password alone signs in again.
-	wantError(t, alice.Do("POST", "/api/user/2fa/disable", map[string]string{"code": "000000"}), http.StatusBadRequest, "totp_invalid")
+	wantError(t, alice.Do("POST", "/api/user/2fa/disable", map[string]string{"code": wrongCodes(key, clk, 1)[0]}), http.StatusBadRequest, "totp_invalid")
 	wantStatus(t, alice.Do("POST", "/api/user/2fa/disable", map[string]string{"code": nextCode(key, clk)}), http.StatusNoContent)
 	sessionToken(t, login(t, n, "alice", "correct-horse-1", ""))
 	if c := count(t, n, &model.BackupCode{}, "user_id = ?", u.ID); c != 0 {
@@ -274,7 +274,7 @@ func TestTOTP_FiveWrongCodesSlowFurtherAttempts(t *testing.T) {
 	clk.Advance(time.Duration(ra) * time.Second)
 	sessionToken(t, login(t, n, "alice", "correct-horse-1", nextCode(key, clk)))
 	// A success forgets the failures: one more wrong code is not delayed.
-	wantError(t, login(t, n, "alice", "correct-horse-1", "000000"), http.StatusUnauthorized, "totp_invalid")
+	wantError(t, login(t, n, "alice", "correct-horse-1", wrongCodes(key, clk, 1)[0]), http.StatusUnauthorized, "totp_invalid")
 	sessionToken(t, login(t, n, "alice", "correct-horse-1", nextCode(key, clk)))
 }
 
@@ -290,7 +290,7 @@ func TestTOTP_StepUpForSensitiveActions(t *testing.T) {
 
 	key, _ := enrol(t, alice, clk)
 	wantError(t, alice.Do("POST", reveal, nil), http.StatusForbidden, "totp_required")
-	wantError(t, doWith(t, alice, "POST", reveal, nil, map[string]string{"X-Tollgate-TOTP": "000000"}), http.StatusForbidden, "totp_invalid")
+	wantError(t, doWith(t, alice, "POST", reveal, nil, map[string]string{"X-Tollgate-TOTP": wrongCodes(key, clk, 1)[0]}), http.StatusForbidden, "totp_invalid")
 	r := doWith(t, alice, "POST", reveal, nil, map[string]string{"X-Tollgate-TOTP": nextCode(key, clk)})
 	wantStatus(t, r, http.StatusOK)
 	if !strings.HasPrefix(r.M(t)["key"].(string), "sk-") {
@@ -387,7 +387,7 @@ func TestTOTP_ProviderSignInAsksForTheCode(t *testing.T) {
 	if err != nil || u.Path != "/login" || u.Query().Get("ticket") == "" {
 		t.Fatalf("sign-in with 2FA on landed on %q, want /login?ticket=…", landed)
 	}
-	wantError(t, n.Anon(t).Do("POST", "/api/auth/login/totp", map[string]string{"ticket": u.Query().Get("ticket"), "totp": "000000"}),
+	wantError(t, n.Anon(t).Do("POST", "/api/auth/login/totp", map[string]string{"ticket": u.Query().Get("ticket"), "totp": wrongCodes(key, clk, 1)[0]}),
 		http.StatusUnauthorized, "totp_invalid")
 	tok := sessionToken(t, n.Anon(t).Do("POST", "/api/auth/login/totp", map[string]string{"ticket": u.Query().Get("ticket"), "totp": nextCode(key, clk)}))
 	var self userView
