@@ -21,7 +21,6 @@ import (
 )
 
 func main() {
-	quietSysmon()
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "tollgate:", err)
 		os.Exit(1)
