@@ -19,17 +19,22 @@ import (
 	"tollgate/service/totp"
 )
 
-// tfaClock is the account service's clock in these tests: real time plus an offset the test moves, so a code
-// of the next 30-second step can be made without waiting.
-type tfaClock struct{ off atomic.Int64 }
+// tfaClock is the account service's clock in these tests: the time the node started plus an offset the test
+// moves. It stands still otherwise, so the 30-second step a test computes a code for is the one the node checks
+// it against: on real time a test crossed into the next step now and then between two requests (a used code
+// then read as a fresh one).
+type tfaClock struct {
+	base time.Time
+	off  atomic.Int64
+}
 
-func (c *tfaClock) Now() time.Time          { return time.Now().Add(time.Duration(c.off.Load())) }
+func (c *tfaClock) Now() time.Time          { return c.base.Add(time.Duration(c.off.Load())) }
 func (c *tfaClock) Advance(d time.Duration) { c.off.Add(int64(d)) }
 
 // tfaNode starts a node whose account clock the test moves.
 func tfaNode(t *testing.T) (*apptest.Node, *tfaClock) {
 	t.Helper()
-	clk := &tfaClock{}
+	clk := &tfaClock{base: time.Now()}
 	e := apptest.NewEnv(t)
 	e.Options.AccountClock = clk.Now
 	return e.Start(t), clk
@@ -96,7 +101,7 @@ func enrol(t *testing.T, c *apptest.Client, clk *tfaClock) ([]byte, []string) {
 func code(key []byte, clk *tfaClock) string { return totp.Code(key, totp.Step(clk.Now())) }
 
 // wrongCodes are n six-digit codes valid in no step the node accepts now (the current one ± totp.Skew): a fixed
-// "000000" is the right code for a random key about once in 67,000 runs of a test that tries five (15 chances in a million).
+// "000000" is the right code for a random key 3 times in a million.
 func wrongCodes(key []byte, clk *tfaClock, n int) []string {
 	valid := map[string]bool{}
 	for d := int64(-totp.Skew); d <= totp.Skew; d++ {
@@ -110,6 +115,9 @@ func wrongCodes(key []byte, clk *tfaClock, n int) []string {
 	}
 	return out
 }
+
+// wrongCode is one code valid in no step the node accepts now.
+func wrongCode(key []byte, clk *tfaClock) string { return wrongCodes(key, clk, 1)[0] }
 
 // nextCode moves the clock to the next step (a step's code is accepted once) and returns its code.
 func nextCode(key []byte, clk *tfaClock) string {
@@ -194,10 +202,13 @@ func TestTOTP_EnrolmentLoginAndBackupCodes(t *testing.T) {
 	// The password alone is not enough; a wrong password is still a wrong password.
 	wantError(t, login(t, n, "alice", "wrong-horse-1", ""), http.StatusUnauthorized, "invalid_credentials")
 	wantError(t, login(t, n, "alice", "correct-horse-1", ""), http.StatusUnauthorized, "totp_required")
-	wantError(t, login(t, n, "alice", "correct-horse-1", wrongCodes(key, clk, 1)[0]), http.StatusUnauthorized, "totp_invalid")
-	// The code that enabled 2FA was used: that step's code is refused (the step the node recorded, not the current
-	// one: real time may have crossed into the next step since), the next step's accepted once.
-	wantError(t, login(t, n, "alice", "correct-horse-1", totp.Code(key, u.TOTPLastStep)), http.StatusUnauthorized, "totp_invalid")
+	wantError(t, login(t, n, "alice", "correct-horse-1", wrongCode(key, clk)), http.StatusUnauthorized, "totp_invalid")
+	// The code that enabled 2FA was used (the node recorded its step): that step's code is refused, the next
+	// step's accepted once.
+	if u.TOTPLastStep != totp.Step(clk.Now()) {
+		t.Fatalf("step recorded at enrolment = %d, want the current one %d", u.TOTPLastStep, totp.Step(clk.Now()))
+	}
+	wantError(t, login(t, n, "alice", "correct-horse-1", code(key, clk)), http.StatusUnauthorized, "totp_invalid")
 	c := nextCode(key, clk)
 	tok := sessionToken(t, login(t, n, "alice", "correct-horse-1", c))
 	wantStatus(t, as(n.Anon(t), tok).Do("GET", "/api/user/self", nil), http.StatusOK)
@@ -228,7 +239,7 @@ func TestTOTP_EnrolmentLoginAndBackupCodes(t *testing.T) {
 	}
 
 	// Disabling needs a code too; then the password alone signs in again.
-	wantError(t, alice.Do("POST", "/api/user/2fa/disable", map[string]string{"code": wrongCodes(key, clk, 1)[0]}), http.StatusBadRequest, "totp_invalid")
+	wantError(t, alice.Do("POST", "/api/user/2fa/disable", map[string]string{"code": wrongCode(key, clk)}), http.StatusBadRequest, "totp_invalid")
 	wantStatus(t, alice.Do("POST", "/api/user/2fa/disable", map[string]string{"code": nextCode(key, clk)}), http.StatusNoContent)
 	sessionToken(t, login(t, n, "alice", "correct-horse-1", ""))
 	if c := count(t, n, &model.BackupCode{}, "user_id = ?", u.ID); c != 0 {
@@ -275,7 +286,7 @@ func TestTOTP_FiveWrongCodesSlowFurtherAttempts(t *testing.T) {
 	clk.Advance(time.Duration(ra) * time.Second)
 	sessionToken(t, login(t, n, "alice", "correct-horse-1", nextCode(key, clk)))
 	// A success forgets the failures: one more wrong code is not delayed.
-	wantError(t, login(t, n, "alice", "correct-horse-1", wrongCodes(key, clk, 1)[0]), http.StatusUnauthorized, "totp_invalid")
+	wantError(t, login(t, n, "alice", "correct-horse-1", wrongCode(key, clk)), http.StatusUnauthorized, "totp_invalid")
 	sessionToken(t, login(t, n, "alice", "correct-horse-1", nextCode(key, clk)))
 }
 
@@ -291,7 +302,7 @@ func TestTOTP_StepUpForSensitiveActions(t *testing.T) {
 
 	key, _ := enrol(t, alice, clk)
 	wantError(t, alice.Do("POST", reveal, nil), http.StatusForbidden, "totp_required")
-	wantError(t, doWith(t, alice, "POST", reveal, nil, map[string]string{"X-Tollgate-TOTP": wrongCodes(key, clk, 1)[0]}), http.StatusForbidden, "totp_invalid")
+	wantError(t, doWith(t, alice, "POST", reveal, nil, map[string]string{"X-Tollgate-TOTP": wrongCode(key, clk)}), http.StatusForbidden, "totp_invalid")
 	r := doWith(t, alice, "POST", reveal, nil, map[string]string{"X-Tollgate-TOTP": nextCode(key, clk)})
 	wantStatus(t, r, http.StatusOK)
 	if !strings.HasPrefix(r.M(t)["key"].(string), "sk-") {
@@ -388,7 +399,7 @@ func TestTOTP_ProviderSignInAsksForTheCode(t *testing.T) {
 	if err != nil || u.Path != "/login" || u.Query().Get("ticket") == "" {
 		t.Fatalf("sign-in with 2FA on landed on %q, want /login?ticket=…", landed)
 	}
-	wantError(t, n.Anon(t).Do("POST", "/api/auth/login/totp", map[string]string{"ticket": u.Query().Get("ticket"), "totp": wrongCodes(key, clk, 1)[0]}),
+	wantError(t, n.Anon(t).Do("POST", "/api/auth/login/totp", map[string]string{"ticket": u.Query().Get("ticket"), "totp": wrongCode(key, clk)}),
 		http.StatusUnauthorized, "totp_invalid")
 	tok := sessionToken(t, n.Anon(t).Do("POST", "/api/auth/login/totp", map[string]string{"ticket": u.Query().Get("ticket"), "totp": nextCode(key, clk)}))
 	var self userView
