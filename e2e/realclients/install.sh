@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs the real CLIs that run.sh drives, from the npm registry, into a cache dir outside the repository:
-#   bash e2e/realclients/install.sh            # latest versions
-#   CLAUDE_CODE_VERSION=2.1.197 CODEX_VERSION=0.171.0 GEMINI_CLI_VERSION=0.61.0 bash e2e/realclients/install.sh
+#   bash e2e/realclients/install.sh            # the versions last verified (below; .ci/run installs these)
+#   CLAUDE_CODE_VERSION=latest CODEX_VERSION=latest GEMINI_CLI_VERSION=latest bash e2e/realclients/install.sh
+# Running it again with the same versions changes nothing (npm finds them installed).
 # TOLLGATE_CLI_DIR (default ~/.cache/tollgate-clis) is where run.sh looks for them.
 set -euo pipefail
 dir=${TOLLGATE_CLI_DIR:-$HOME/.cache/tollgate-clis}
 mkdir -p "$dir"
 pkgs=(
-	"@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION:-latest}"
-	"@openai/codex@${CODEX_VERSION:-latest}"
-	"@google/gemini-cli@${GEMINI_CLI_VERSION:-latest}"
+	"@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION:-2.1.337}"
+	"@openai/codex@${CODEX_VERSION:-0.171.0}"
+	"@google/gemini-cli@${GEMINI_CLI_VERSION:-0.61.0}"
 )
 echo "installing into $dir: ${pkgs[*]}"
 # Claude Code's postinstall copies its native binary over a stub; Codex ships its binary as an optional
